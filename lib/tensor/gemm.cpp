@@ -1,0 +1,23 @@
+#include "tensor/gemm.hpp"
+
+#include <cblas.h>
+
+namespace attnlab::tensor {
+
+template <>
+void gemm<float>(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A,
+                 int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <>
+void gemm<double>(bool trans_a, bool trans_b, int M, int N, int K, double alpha, const double* A,
+                  int lda, const double* B, int ldb, double beta, double* C, int ldc) {
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void set_blas_threads(int n) { openblas_set_num_threads(n); }
+
+}  // namespace attnlab::tensor

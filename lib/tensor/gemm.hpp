@@ -1,0 +1,24 @@
+// Row-major general matrix product, the one door to BLAS.
+//
+// OpenBLAS's <cblas.h> clashes with xtensor-blas's declarations, so it is
+// included only in gemm.cpp; everything else calls these wrappers.
+#pragma once
+
+namespace attnlab::tensor {
+
+/// C (M, N) = alpha * op(A) (M, K) · op(B) (K, N) + beta * C, all row-major.
+/// op(X) is X or its transpose as trans_a / trans_b say; lda/ldb/ldc are the
+/// row strides of A, B, C as stored (so a column block of a wider matrix
+/// can be passed with its full row stride). beta = 1 accumulates into C,
+/// which is how backward passes add into gradient buffers.
+/// Source: the BLAS ?gemm contract (netlib reference BLAS, cblas_sgemm).
+template <class T>
+void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda,
+          const T* B, int ldb, T beta, T* C, int ldc);
+
+/// Pin OpenBLAS to one thread: attnlab parallelises across independent
+/// runs instead (xtensor_notes.md: a second BLAS thread at our shapes is
+/// sometimes slower and always burns a core spinning).
+void set_blas_threads(int n);
+
+}  // namespace attnlab::tensor
