@@ -36,18 +36,24 @@ class Generator {
 
   /// torch.rand / uniform_(from, to) on n float32 values (§2): one word each,
   /// fma(u, fl(to - from), from) with from/to rounded to float32 first.
+  /// Throws std::invalid_argument when from > to or to - from exceeds the
+  /// float32 range, as uniform_ refuses them.
   void uniform(float* out, std::size_t n, double from = 0.0, double to = 1.0);
 
   /// torch.randn / normal_(mean, std) on a contiguous float32 tensor of n
-  /// values (§4): n >= 16 takes the AVX2 block-of-16 path with its tail rule,
-  /// n < 16 the double Box–Muller path with the cache kept in the generator.
+  /// values (§4): n >= 16 takes the AVX2 block-of-16 path with its tail rule
+  /// (n words, plus 16 when n % 16 != 0), n < 16 the double Box–Muller path
+  /// (4 words per pair) with the cache kept in the generator. Throws
+  /// std::invalid_argument when std < 0.
   void normal(float* out, std::size_t n, double mean = 0.0, double std = 1.0);
 
-  /// torch.randint(low, high, (n,)) in C order (§3). Throws
-  /// std::invalid_argument when high <= low.
+  /// torch.randint(low, high, (n,)) in C order (§3): one word per value when
+  /// high - low < 2^32, else two. Throws std::invalid_argument when
+  /// high <= low.
   void randint(std::int64_t* out, std::size_t n, std::int64_t low, std::int64_t high);
 
-  /// torch.randperm(n, generator=self) (§3): n-1 words.
+  /// torch.randperm(n, generator=self) (§3): n-1 words (none for n <= 1).
+  /// Throws std::invalid_argument when n < 0.
   std::vector<std::int64_t> randperm(std::int64_t n);
 
   /// The keep mask of F.dropout(x, p, training=True) over n elements (§6):
@@ -56,15 +62,23 @@ class Generator {
   /// [0, 1].
   void dropout_mask(std::uint8_t* keep, std::size_t n, double p);
 
-  /// The engine's full state, so tests can check state equality after draws.
+  /// The engine's full state and the cached normal, so tests can check state
+  /// equality after draws.
   bool operator==(const Generator& other) const;
 
  private:
+  /// uniform_real_distribution<double>(0, 1): 53 low bits of w64() * 2^-53.
+  double uniform53();
+  /// at::normal_distribution<double>: one value of path B (§4.1).
+  double normal_double(double mean, double std);
+
   std::mt19937 engine_;
   std::optional<double> cached_normal_;
 };
 
-/// The multiplier a kept element gets in dropout: fl(1 / fl(1 - p)) (§6).
+/// The multiplier a kept element gets in dropout: fl(1 / fl(1 - p)) (§6),
+/// e.g. 1.1111112f for p = 0.1. p == 0 gives 1 and p == 1 gives 0 (F.dropout
+/// returns x * 0 then). Throws std::invalid_argument outside [0, 1].
 float dropout_scale(double p);
 
 }  // namespace attnlab::random
