@@ -1,0 +1,28 @@
+// GELU activation, exact erf form (torch.nn.GELU() with approximate='none').
+#pragma once
+
+#include <cstddef>
+
+namespace attnlab::nn {
+
+/// Forward pass, elementwise over n values (any shape, e.g. (N, 4C)):
+///   out = 0.5 * x * (1 + erf(x / sqrt(2)))   (x * Phi(x), Phi the normal CDF).
+/// out must not overlap inp (the backward pass needs inp). No allocation:
+/// xtensor expressions over adapted raw buffers (vectorised with XSIMD).
+/// n = 0 does nothing; nothing is thrown.
+/// Against PyTorch: its vectorised float kernel evaluates erf with the
+/// Abramowitz-Stegun 7.1.26 polynomial (|error| <= 1.5e-7), we use XSIMD's
+/// accurate erf, so float results can differ by about 2e-7 absolute, which is
+/// large relative to GELU's tiny values for x < -3 (tests/nn/gelu_test.cpp).
+/// Source: torch.nn.GELU documentation; Hendrycks & Gimpel 2016, eq. (1).
+template <class T>
+void gelu_forward(T* out, const T* inp, std::size_t n);
+
+/// Backward pass: ADDS dout * GELU'(x) into dinp (n), with
+///   GELU'(x) = Phi(x) + x * phi(x) = 0.5 * (1 + erf(x / sqrt(2))) + x * exp(-x^2 / 2) / sqrt(2 pi),
+/// as PyTorch's GeluBackward kernel computes it. dinp must not overlap dout or inp.
+/// Source: the derivative of the forward above.
+template <class T>
+void gelu_backward(T* dinp, const T* dout, const T* inp, std::size_t n);
+
+}  // namespace attnlab::nn

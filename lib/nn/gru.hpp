@@ -1,0 +1,58 @@
+// Gated recurrent unit layer, as torch.nn.GRU(I, H, batch_first=True) with
+// one layer, one direction, bias=True and zero initial h0.
+//
+// Source: the torch.nn.GRU documentation (1.13), gate order r, z, n:
+//   r_t = σ(W_ir x_t + b_ir + W_hr h_{t-1} + b_hr)
+//   z_t = σ(W_iz x_t + b_iz + W_hz h_{t-1} + b_hz)
+//   n_t = tanh(W_in x_t + b_in + r_t ⊙ (W_hn h_{t-1} + b_hn))
+//   h_t = (1 - z_t) ⊙ n_t + z_t ⊙ h_{t-1}
+// b_hn sits inside the reset product, so unlike the LSTM the two biases are
+// not interchangeable. h_t is evaluated as (h_{t-1} - n_t) ⊙ z_t + n_t, as
+// PyTorch's CPU GRUCell does.
+// Parameters as PyTorch names and shapes them (rows in gate order r, z, n):
+//   weight_ih_l0 (3H, I), weight_hh_l0 (3H, H), bias_ih_l0 (3H), bias_hh_l0 (3H).
+#pragma once
+
+#include <cstddef>
+
+#include "nn/recurrent_common.hpp"
+
+namespace attnlab::nn {
+
+/// Elements of the cache gru_forward fills and gru_backward reads:
+/// 8·B·T·H + 6·B·H. Throws std::invalid_argument unless B, T, H >= 1.
+std::size_t gru_cache_size(int B, int T, int H);
+
+/// Elements of the scratch gru_backward uses: 7·B·T·H + 6·B·H.
+/// Throws std::invalid_argument unless B, T, H >= 1.
+std::size_t gru_scratch_size(int B, int T, int H);
+
+/// nn.GRU(I, H)'s initialisation: recurrent_init with G = 3 (torch_rng.md §7).
+void gru_init(random::Generator& gen, float* weight_ih, float* weight_hh, float* bias_ih,
+              float* bias_hh, int I, int H);
+
+/// Forward pass over the whole sequence.
+///   out (B, T, H): every hidden state h_t (out[:, T-1, :] is the last one)
+///   cache (gru_cache_size(B, T, H)): what gru_backward needs; also the
+///     forward's workspace, so pass one even when no backward follows
+///   inp (B, T, I); weight_ih (3H, I), weight_hh (3H, H), bias_ih (3H), bias_hh (3H)
+/// One product for the input projection of all steps, one per step for the
+/// recurrence; no allocation. Throws std::invalid_argument unless B, T, I, H >= 1.
+template <class Real>
+void gru_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
+                 const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
+                 int I, int H);
+
+/// Backward through time of gru_forward, given dout (B, T, H) = dLoss/dout
+/// at every step (zeros where a step gets no gradient). ADDS into
+///   dinp (B, T, I), dweight_ih (3H, I), dweight_hh (3H, H), dbias_ih (3H), dbias_hh (3H);
+/// any of them may be null to skip it (dinp is null after an embedding).
+///   scratch (gru_scratch_size(B, T, H)): overwritten
+///   cache: as gru_forward left it, with the same inp and weights
+/// Throws std::invalid_argument unless B, T, I, H >= 1.
+template <class Real>
+void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,
+                  Real* scratch, const Real* dout, const Real* cache, const Real* inp,
+                  const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H);
+
+}  // namespace attnlab::nn

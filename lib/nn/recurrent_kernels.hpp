@@ -1,0 +1,177 @@
+// Building blocks shared by rnn.cpp, gru.cpp and lstm.cpp. Internal: it
+// includes xtensor, so only those three files include it.
+//
+// Layouts. The input projection of all steps is one product with rows in
+// batch-major order (b, t), so step t's rows of a (B, T, C) tensor are T·C
+// apart. The elementwise gate maths wants long contiguous runs (xsimd's sigmoid
+// and tanh cost about 1 ns per element against 20-30 ns for scalar tanhf, and
+// with H = 2 a row of one gate is shorter than one SIMD register), so each
+// step's gates are moved into gate-major (G, B, H) blocks: every gate of the
+// whole batch is one contiguous run of B·H values.
+//
+// Alignment. xtensor's SIMD assignment does the elements before the first
+// 64-byte boundary of the destination, and the tail after the last full
+// register, one at a time with scalar expf/tanhf. So caches and scratch are
+// carved into blocks that each start on a 64-byte boundary, and per-step
+// slices are B·H rounded up to 16 elements apart: with B·H a multiple of 16
+// (every batch of the course) no element takes the scalar path.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xnoalias.hpp>
+
+namespace attnlab::nn::detail {
+
+/// Block granularity in elements: 64 bytes of float (128 of double).
+inline constexpr std::size_t kPad = 16;
+
+/// n rounded up to a multiple of kPad.
+inline constexpr std::size_t padded(std::size_t n) { return (n + kPad - 1) / kPad * kPad; }
+
+/// Hands out consecutive blocks of one caller-provided buffer, each on a
+/// 64-byte boundary. Constructed with a null base it only counts: size()
+/// is then the number of elements a buffer needs for the same blocks
+/// (kPad elements of slack let the first block be aligned wherever the
+/// caller's buffer starts).
+template <class R>  // R = Real or const Real
+class Carver {
+ public:
+  explicit Carver(R* base) : base_(base) {
+    if (base_) {
+      const auto u = reinterpret_cast<std::uintptr_t>(base_);
+      base_ += ((64 - u % 64) % 64) / sizeof(R);  // float/double buffers are element-aligned
+    }
+  }
+  R* take(std::size_t n) {
+    R* block = base_ ? base_ + used_ : nullptr;
+    used_ += padded(n);
+    return block;
+  }
+  std::size_t size() const { return used_ + kPad; }
+
+ private:
+  R* base_;
+  std::size_t used_ = 0;
+};
+
+/// A non-owning 1-D view of p[0..n). With a fixed-rank shape it never
+/// allocates; xsimd uses unaligned loads on adapted pointers.
+template <class Real>
+inline auto vec(Real* p, std::size_t n) {
+  return xt::adapt(p, n, xt::no_ownership(), std::array<std::size_t, 1>{n});
+}
+
+/// dst[0..n) = sigmoid(src[0..n)) = 1 / (1 + exp(-src)), the form of
+/// PyTorch's vectorised sigmoid. dst and src must not overlap.
+template <class Real>
+inline void sigmoid_into(Real* dst, const Real* src, std::size_t n) {
+  auto x = vec(src, n);
+  auto y = vec(dst, n);
+  xt::noalias(y) = Real(1) / (Real(1) + xt::exp(-x));
+}
+
+/// dst[0..n) = tanh(src[0..n)). dst and src must not overlap.
+template <class Real>
+inline void tanh_into(Real* dst, const Real* src, std::size_t n) {
+  auto x = vec(src, n);
+  auto y = vec(dst, n);
+  xt::noalias(y) = xt::tanh(x);
+}
+
+/// Gate-major gather of one step: for k < K, gate k's block of P (B, H) starts
+/// at P + k·ldp and
+///   P[k·ldp + b·H + :H] = A[b·lda + k·H + :H] (+ Bm[b·ldb + k·H + :H] when Bm).
+template <class Real>
+inline void gather_gates(Real* __restrict P, std::size_t ldp, const Real* __restrict A,
+                         std::size_t lda, const Real* __restrict Bm, std::size_t ldb, int B, int K,
+                         int H) {
+  for (int k = 0; k < K; ++k) {
+    for (int b = 0; b < B; ++b) {
+      Real* p = P + k * ldp + static_cast<std::size_t>(b) * H;
+      const Real* a = A + b * lda + static_cast<std::size_t>(k) * H;
+      if (Bm) {
+        const Real* m = Bm + b * ldb + static_cast<std::size_t>(k) * H;
+        for (int j = 0; j < H; ++j) p[j] = a[j] + m[j];
+      } else {
+        std::memcpy(p, a, sizeof(Real) * H);
+      }
+    }
+  }
+}
+
+/// Inverse of gather_gates without the sum: A[b·lda + k·H + :H] = P[k·ldp + b·H + :H].
+template <class Real>
+inline void scatter_gates(Real* __restrict A, std::size_t lda, const Real* __restrict P,
+                          std::size_t ldp, int B, int K, int H) {
+  for (int k = 0; k < K; ++k)
+    for (int b = 0; b < B; ++b)
+      std::memcpy(A + b * lda + static_cast<std::size_t>(k) * H,
+                  P + k * ldp + static_cast<std::size_t>(b) * H, sizeof(Real) * H);
+}
+
+/// dst (B, T, C) [b, t, :] = src (B, C) [b, :].
+template <class Real>
+inline void put_step(Real* dst, const Real* src, int B, int T, int t, int C) {
+  for (int b = 0; b < B; ++b)
+    std::memcpy(dst + (static_cast<std::size_t>(b) * T + t) * C, src + static_cast<std::size_t>(b) * C,
+                sizeof(Real) * C);
+}
+
+/// dst (B, C) [b, :] = src (B, T, C) [b, t, :].
+template <class Real>
+inline void take_step(Real* dst, const Real* src, int B, int T, int t, int C) {
+  for (int b = 0; b < B; ++b)
+    std::memcpy(dst + static_cast<std::size_t>(b) * C, src + (static_cast<std::size_t>(b) * T + t) * C,
+                sizeof(Real) * C);
+}
+
+/// Every row of out (N, C) = bias (+ bias2 when not null).
+template <class Real>
+inline void fill_rows(Real* __restrict out, const Real* bias, const Real* bias2, int N, int C) {
+  Real* first = out;
+  for (int c = 0; c < C; ++c) first[c] = bias2 ? bias[c] + bias2[c] : bias[c];
+  for (int n = 1; n < N; ++n) std::memcpy(out + static_cast<std::size_t>(n) * C, first, sizeof(Real) * C);
+}
+
+/// d1 (C) += column sums of A (N, C), and d2 (C) += the same sums; either may
+/// be null. Rows are read in order (a column walk would stride through the
+/// whole matrix), summing a block of 64 columns at a time.
+template <class Real>
+inline void add_column_sums(Real* d1, Real* d2, const Real* A, int N, int C) {
+  if (!d1 && !d2) return;
+  constexpr int kBlock = 64;
+  for (int c0 = 0; c0 < C; c0 += kBlock) {
+    const int width = C - c0 < kBlock ? C - c0 : kBlock;
+    Real s[kBlock] = {};
+    for (int n = 0; n < N; ++n) {
+      const Real* row = A + static_cast<std::size_t>(n) * C + c0;
+      for (int c = 0; c < width; ++c) s[c] += row[c];
+    }
+    for (int c = 0; c < width; ++c) {
+      if (d1) d1[c0 + c] += s[c];
+      if (d2) d2[c0 + c] += s[c];
+    }
+  }
+}
+
+/// hprev (B, T, H) [b, t, :] = h_{t-1}[b, :] from the time-major hidden states
+/// h (T, B, H) with steps `step` elements apart, zero at t = 0: the right operand
+/// of dW_hh = Σ_t dgates_t^T · h_{t-1} as one product over all B·T rows.
+template <class Real>
+inline void previous_hidden(Real* hprev, const Real* h, std::size_t step, int B, int T, int H) {
+  for (int b = 0; b < B; ++b) {
+    Real* row = hprev + static_cast<std::size_t>(b) * T * H;
+    std::memset(row, 0, sizeof(Real) * H);
+    for (int t = 1; t < T; ++t)
+      std::memcpy(row + static_cast<std::size_t>(t) * H,
+                  h + (t - 1) * step + static_cast<std::size_t>(b) * H, sizeof(Real) * H);
+  }
+}
+
+}  // namespace attnlab::nn::detail

@@ -1,0 +1,137 @@
+// nn.LayerNorm: a forward case by hand, finite-difference gradients and
+// PyTorch parity (data/nn/layers_parity.json, from scripts/make_layer_goldens.py).
+#include "nn/layer_norm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "support/golden.hpp"
+#include "support/gradcheck.hpp"
+
+namespace {
+
+using attnlab::testing::as_floats;
+using attnlab::testing::expect_gradient_close;
+using attnlab::testing::fill_pseudo_random;
+using attnlab::testing::load_golden;
+using attnlab::testing::numerical_gradient;
+
+// Float32 result against PyTorch's float32 figure, elementwise:
+//   |got - want| <= 1e-5 * |want| + 1e-6 * max_j |want_j|.
+// The second term, a millionth of the tensor's largest value, is for values
+// that come out of cancellation, where float32 rounding of the terms is large
+// against the result: LayerNorm out[22] = 0.0012864 vs PyTorch's 0.0012862
+// (2.7e-7 apart, 2e-4 relative: (x - mean) * rstd * w + b with terms near 1)
+// and GELU in its negative tail, where PyTorch's vectorised float erf is the
+// Abramowitz-Stegun 7.1.26 polynomial (|error| <= 1.5e-7): dinp 1e-2 relative
+// off on a value near 1e-5. Worst measured: 2.8e-7 of the tensor's peak.
+void expect_close_to_torch(const std::string& name, const float* got,
+                           const std::vector<float>& want, double rtol = 1e-5) {
+  double peak = 0.0;
+  for (float w : want) peak = std::max(peak, std::abs(double(w)));
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double tol = rtol * std::abs(double(want[i])) + 1e-6 * peak;
+    ASSERT_LE(std::abs(double(got[i]) - double(want[i])), tol)
+        << name << "[" << i << "]: got " << got[i] << " PyTorch " << want[i];
+  }
+}
+
+TEST(LayerNorm, ForwardByHand) {
+  // x = [1, 2, 3, 4]: mean 2.5, biased variance (2.25 + 0.25 + 0.25 + 2.25) / 4 = 1.25,
+  // rstd = 1 / sqrt(1.25 + 1e-5); with weight 1 and bias 0,
+  // out = (x - 2.5) * rstd = [-1.5, -0.5, 0.5, 1.5] / 1.1180384 = [-1.3416354, -0.4472118, ...]
+  const double x[] = {1, 2, 3, 4}, w[] = {1, 1, 1, 1}, b[] = {0, 0, 0, 0};
+  double out[4], mean, rstd;
+  attnlab::nn::layer_norm_forward(out, &mean, &rstd, x, w, b, 1, 4);
+  EXPECT_DOUBLE_EQ(mean, 2.5);
+  EXPECT_NEAR(rstd, 1 / std::sqrt(1.25001), 1e-15);
+  EXPECT_NEAR(out[0], -1.3416354199689269, 1e-14);
+  EXPECT_NEAR(out[1], -0.447211806656309, 1e-14);
+  EXPECT_NEAR(out[2], 0.447211806656309, 1e-14);
+  EXPECT_NEAR(out[3], 1.3416354199689269, 1e-14);
+  // weight 2, bias 1 on channel 3: 2 * 1.3416354 + 1
+  const double w2[] = {1, 1, 1, 2}, b2[] = {0, 0, 0, 1};
+  attnlab::nn::layer_norm_forward(out, &mean, &rstd, x, w2, b2, 1, 4);
+  EXPECT_NEAR(out[3], 2 * 1.3416354199689269 + 1, 1e-14);
+  // a constant row has variance 0: out = bias, rstd = 1/sqrt(eps), no NaN
+  const float c[] = {7, 7, 7};
+  const float wf[] = {1, 1, 1}, bf[] = {0.5f, 0, -1};
+  float outf[3], meanf, rstdf;
+  attnlab::nn::layer_norm_forward(outf, &meanf, &rstdf, c, wf, bf, 1, 3);
+  EXPECT_EQ(outf[0], 0.5f);
+  EXPECT_EQ(outf[2], -1.0f);
+}
+
+TEST(LayerNorm, RejectsBadDims) {
+  float x[2] = {}, m[1], r[1];
+  EXPECT_THROW(attnlab::nn::layer_norm_forward(x, m, r, x, x, x, 1, 0), std::invalid_argument);
+  EXPECT_THROW(attnlab::nn::layer_norm_backward(x, x, x, x, m, r, x, x, -1, 2),
+               std::invalid_argument);
+}
+
+TEST(LayerNorm, GradientCheck) {
+  const int N = 3, C = 5;
+  std::vector<double> inp(N * C), weight(C), bias(C), g(N * C), out(N * C), mean(N), rstd(N);
+  fill_pseudo_random(inp.data(), inp.size(), 21, 2.0);
+  fill_pseudo_random(weight.data(), weight.size(), 22);
+  fill_pseudo_random(bias.data(), bias.size(), 23);
+  fill_pseudo_random(g.data(), g.size(), 24);
+  auto loss = [&] {
+    attnlab::nn::layer_norm_forward(out.data(), mean.data(), rstd.data(), inp.data(),
+                                    weight.data(), bias.data(), N, C);
+    double s = 0;
+    for (int i = 0; i < N * C; ++i) s += out[i] * g[i];
+    return s;
+  };
+  loss();  // fills the caches at the unperturbed point
+  std::vector<double> dinp(N * C, 0.125), dweight(C, -0.25), dbias(C, 1.0);  // backward adds
+  attnlab::nn::layer_norm_backward(dinp.data(), dweight.data(), dbias.data(), g.data(),
+                                   mean.data(), rstd.data(), inp.data(), weight.data(), N, C);
+  for (auto& v : dinp) v -= 0.125;
+  for (auto& v : dweight) v += 0.25;
+  for (auto& v : dbias) v -= 1.0;
+  expect_gradient_close("dinp", dinp.data(), numerical_gradient(loss, inp.data(), inp.size()));
+  expect_gradient_close("dweight", dweight.data(),
+                        numerical_gradient(loss, weight.data(), weight.size()));
+  expect_gradient_close("dbias", dbias.data(), numerical_gradient(loss, bias.data(), bias.size()));
+}
+
+// Figures from PyTorch 1.13 (nn.LayerNorm(6) with non-trivial weight and
+// bias on inputs of mean 3, std 2; mean and rstd from torch.native_layer_norm);
+// float32 here within 1e-5 relative.
+TEST(LayerNorm, MatchesPyTorch) {
+  const auto c = load_golden("nn/layers_parity.json")["layer_norm"];
+  const int N = c["N"], C = c["C"];
+  const auto inp = as_floats(c["inp"]), weight = as_floats(c["weight"]),
+             bias = as_floats(c["bias"]), dout = as_floats(c["dout"]);
+  std::vector<float> out(N * C), mean(N), rstd(N), dinp(N * C, 0.f), dweight(C, 0.f),
+      dbias(C, 0.f);
+  attnlab::nn::layer_norm_forward(out.data(), mean.data(), rstd.data(), inp.data(), weight.data(),
+                                  bias.data(), N, C);
+  expect_close_to_torch("out", out.data(), as_floats(c["out"]));
+  expect_close_to_torch("mean", mean.data(), as_floats(c["mean"]));
+  expect_close_to_torch("rstd", rstd.data(), as_floats(c["rstd"]));
+  attnlab::nn::layer_norm_backward(dinp.data(), dweight.data(), dbias.data(), dout.data(),
+                                   mean.data(), rstd.data(), inp.data(), weight.data(), N, C);
+  expect_close_to_torch("dinp", dinp.data(), as_floats(c["dinp"]));
+  expect_close_to_torch("dweight", dweight.data(), as_floats(c["dweight"]));
+  expect_close_to_torch("dbias", dbias.data(), as_floats(c["dbias"]));
+}
+
+// nn.LayerNorm(4) right after construction (data/nn/layers_init.json, seed1):
+// ones and zeros, no draws.
+TEST(LayerNormInit, OnesAndZeros) {
+  const auto golden = load_golden("nn/layers_init.json");
+  const auto& m = golden["seed1"]["modules"][3];
+  std::vector<float> w(4, -7.f), b(4, -7.f);
+  attnlab::nn::layer_norm_init(w.data(), b.data(), 4);
+  EXPECT_EQ(w, as_floats(m["weight"]));
+  EXPECT_EQ(b, as_floats(m["bias"]));
+}
+
+}  // namespace

@@ -1,0 +1,69 @@
+// Comparing a model's parameters and gradients with a PyTorch dump
+// (data/models/*.json, written by scripts/make_model_goldens.py).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "nn/parameters.hpp"
+#include "support/golden.hpp"
+
+namespace attnlab::testing {
+
+/// Every parameter's name, shape and order equal PyTorch's named_parameters().
+inline void expect_same_layout(const nn::Parameters& params, const nlohmann::json& golden) {
+  const auto& names = golden.at("parameter_names");
+  ASSERT_EQ(params.info().size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto& info = params.info()[i];
+    EXPECT_EQ(info.name, names[i].get<std::string>());
+    EXPECT_EQ(info.shape, golden.at("shapes").at(info.name).get<std::vector<int>>()) << info.name;
+  }
+}
+
+/// Initial weights equal PyTorch's bit for bit (same seed, same draws).
+inline void expect_init_bitwise(const nn::Parameters& params, const nlohmann::json& golden) {
+  for (std::size_t i = 0; i < params.info().size(); ++i) {
+    const auto& info = params.info()[i];
+    const auto want = as_floats(golden.at("init").at(info.name));
+    ASSERT_EQ(want.size(), info.size) << info.name;
+    const float* got = params.value(i);
+    for (std::size_t k = 0; k < info.size; ++k)
+      ASSERT_EQ(std::memcmp(&got[k], &want[k], sizeof(float)), 0)
+          << info.name << "[" << k << "]: " << got[k] << " vs PyTorch " << want[k];
+  }
+}
+
+/// |got - want| <= rel * max|want| over the tensor (plus a floor of 1e-9):
+/// "within `rel` relative" for a tensor whose small entries are sums that
+/// cancel. Reports the worst element.
+inline void expect_tensor_close(const std::string& name, const float* got, const std::vector<float>& want,
+                                double rel) {
+  double scale = 0.0;
+  for (float w : want) scale = std::max(scale, static_cast<double>(std::abs(w)));
+  double worst = 0.0;
+  std::size_t worst_k = 0;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    const double err = std::abs(static_cast<double>(got[k]) - want[k]);
+    if (err > worst) {
+      worst = err;
+      worst_k = k;
+    }
+  }
+  EXPECT_LE(worst, rel * scale + 1e-9) << name << "[" << worst_k << "]: " << got[worst_k] << " vs PyTorch "
+                                       << want[worst_k] << " (tensor max |value| " << scale << ")";
+}
+
+/// Every gradient within `rel` of PyTorch's, tensor by tensor.
+inline void expect_grads_close(const nn::Parameters& params, const nlohmann::json& golden, double rel) {
+  for (std::size_t i = 0; i < params.info().size(); ++i) {
+    const auto& info = params.info()[i];
+    expect_tensor_close("grad " + info.name, params.grad(i), as_floats(golden.at("grads").at(info.name)), rel);
+  }
+}
+
+}  // namespace attnlab::testing
