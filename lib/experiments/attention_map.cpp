@@ -1,0 +1,90 @@
+// Course day 7, "Reading what it attended to" (shared/course/
+// 19_attention_map.py): a one-head attention classifier, trained, then its
+// attention weights on the first validation sequence. Position 0 looks at
+// the later copy of its own digit when there is one.
+#include <fmt/format.h>
+
+#include "experiments/kinds.hpp"
+#include "experiments/training_params.hpp"
+#include "models/attention_classifier.hpp"
+#include "report/text.hpp"
+#include "spec/spec_error.hpp"
+
+namespace attnlab::experiments {
+
+namespace {
+
+Report run(const nlohmann::json& spec, const RunContext& ctx) {
+  const Datasets data = make_datasets(spec);
+  const training::FitConfig fit = fit_config(spec);
+  models::AttentionClassifierConfig cfg;
+  cfg.d_model = spec.at("d_model").get<int>();
+  cfg.n_heads = spec.at("n_heads").get<int>();
+  random::Generator init(spec.at("seed").get<std::uint64_t>());
+  const int T = data.train.length;
+  models::AttentionClassifier model(cfg, init, std::max(fit.batch_size, fit.eval_batch_size), T);
+  const training::FitResult result = training::fit(model, data.train, data.val, fit);
+  if (ctx.progress) ctx.progress(fmt::format("attention_map: trained in {:.1f} s", result.seconds));
+
+  const int index = spec.at("sequence").get<int>();
+  const std::int32_t* seq = data.val.tokens.data() + static_cast<std::size_t>(index) * T;
+  std::vector<float> w(static_cast<std::size_t>(T) * T);  // (1, T, T), averaged over heads
+  model.attention_weights(seq, 1, w.data());
+
+  Report r;
+  r.text = report::printf("accuracy %.4f\n\n", result.accuracy);
+  std::string digits;
+  for (int t = 0; t < T; ++t) digits += std::to_string(seq[t]);
+  r.text += report::printf("sequence %s, label %d\n", digits.c_str(), data.val.labels[index]);
+  r.text += "\nattention weights from each position:\n      ";
+  for (int t = 0; t < T; ++t) r.text += report::printf(t ? " %5d" : "%5d", seq[t]);
+  r.text += "\n";
+  nlohmann::json rows = nlohmann::json::array();
+  for (int i = 0; i < T; ++i) {
+    r.text += report::printf("%2d %2d  ", i, seq[i]);
+    for (int j = 0; j < T; ++j) r.text += report::printf(j ? " %5.2f" : "%5.2f", w[i * T + j]);
+    r.text += "\n";
+    rows.push_back(std::vector<float>(w.begin() + i * T, w.begin() + (i + 1) * T));
+  }
+  r.data = {{"accuracy", result.accuracy},
+            {"seconds", result.seconds},
+            {"sequence", std::vector<std::int32_t>(seq, seq + T)},
+            {"label", data.val.labels[index]},
+            {"weights", rows}};
+  return r;
+}
+
+void check(const nlohmann::json& spec, const std::string& file) {
+  const int d_model = spec.at("d_model").get<int>(), n_heads = spec.at("n_heads").get<int>();
+  if (d_model % n_heads != 0)
+    throw spec::SpecError(file, "/n_heads",
+                          fmt::format("n_heads {} does not divide d_model {}; d_model must be a multiple of n_heads",
+                                      n_heads, d_model));
+  if (spec.at("sequence").get<int>() >= spec.at("n_val").get<int>())
+    throw spec::SpecError(file, "/sequence",
+                          fmt::format("sequence {} is beyond the {} validation sequences; expected 0 to {}",
+                                      spec.at("sequence").get<int>(), spec.at("n_val").get<int>(),
+                                      spec.at("n_val").get<int>() - 1));
+}
+
+}  // namespace
+
+Experiment attention_map_experiment() {
+  using spec::Type;
+  return {.name = "attention_map",
+          .summary = "one-head attention classifier: accuracy and the attention weights of one validation sequence",
+          .course_order = 19,
+          .params = with({{.name = "d_model", .type = Type::Integer, .default_value = 32,
+                           .doc = "model width", .min = 1, .max = 1024},
+                          {.name = "n_heads", .type = Type::Integer, .default_value = 1,
+                           .doc = "attention heads (weights are averaged over them); must divide d_model", .min = 1,
+                           .max = 64},
+                          {.name = "sequence", .type = Type::Integer, .default_value = 0,
+                           .doc = "index of the validation sequence whose weights are shown", .min = 0,
+                           .max = 10000000}},
+                         training_params()),
+          .check = check,
+          .run = run};
+}
+
+}  // namespace attnlab::experiments

@@ -1,0 +1,58 @@
+// Course day 1, "The bottleneck, measured" (shared/course/01_bottleneck.py):
+// an LSTM that must carry the first digit to the end in its last hidden
+// state. Below some hidden size the state cannot hold it and accuracy stays
+// at chance; attention (the rest of the chapter) removes the bottleneck.
+#include <fmt/format.h>
+
+#include "experiments/kinds.hpp"
+#include "experiments/training_params.hpp"
+#include "models/recurrent_classifier.hpp"
+#include "report/text.hpp"
+#include "training/parallel.hpp"
+
+namespace attnlab::experiments {
+
+namespace {
+
+Report run(const nlohmann::json& spec, const RunContext& ctx) {
+  const Datasets data = make_datasets(spec);
+  const auto sizes = spec.at("hidden_sizes").get<std::vector<int>>();
+  const training::FitConfig fit = fit_config(spec);
+  std::vector<training::FitResult> results(sizes.size());
+  training::run_parallel(static_cast<int>(sizes.size()), ctx.jobs, [&](int i) {
+    models::RecurrentClassifierConfig cfg;
+    cfg.cell = models::cell_from_name(spec.at("cell").get<std::string>());
+    cfg.hidden_size = sizes[i];
+    random::Generator init(spec.at("seed").get<std::uint64_t>());  // torch.manual_seed before LastState(hidden)
+    models::RecurrentClassifier model(cfg, init, std::max(fit.batch_size, fit.eval_batch_size), data.train.length);
+    results[i] = training::fit(model, data.train, data.val, fit);
+    if (ctx.progress) ctx.progress(fmt::format("bottleneck: hidden {} done in {:.1f} s", sizes[i], results[i].seconds));
+  });
+  Report r;
+  r.text = report::printf("%14s %12s\n", "hidden size", "accuracy");
+  r.data["rows"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    r.text += report::printf("%14d %12.4f\n", sizes[i], results[i].accuracy);
+    r.data["rows"].push_back(
+        {{"hidden_size", sizes[i]}, {"accuracy", results[i].accuracy}, {"seconds", results[i].seconds}});
+  }
+  return r;
+}
+
+}  // namespace
+
+Experiment bottleneck_experiment() {
+  using spec::Type;
+  return {.name = "bottleneck",
+          .summary = "LSTM last-state classifier: accuracy by hidden size (the bottleneck)",
+          .course_order = 1,
+          .params = with({{.name = "hidden_sizes", .type = Type::IntegerList, .default_value = {2, 4, 8, 64},
+                           .doc = "hidden sizes of the recurrent layer, one row each", .min = 1, .max = 4096},
+                          {.name = "cell", .type = Type::String, .default_value = "lstm",
+                           .doc = "recurrent cell", .choices = {"rnn", "gru", "lstm"}}},
+                         training_params()),
+          .check = nullptr,
+          .run = run};
+}
+
+}  // namespace attnlab::experiments

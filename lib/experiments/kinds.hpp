@@ -1,0 +1,14 @@
+// The constructors of every experiment kind, one file each in this folder.
+#pragma once
+
+#include "experiments/experiment.hpp"
+
+namespace attnlab::experiments {
+
+Experiment bottleneck_experiment();        // bottleneck.cpp, course script 01
+Experiment sqrt_d_experiment();            // sqrt_d.cpp, course script 04
+Experiment positions_experiment();         // positions.cpp, course script 13
+Experiment rnn_vs_attention_experiment();  // rnn_vs_attention.cpp, course script 18
+Experiment attention_map_experiment();     // attention_map.cpp, course script 19
+
+}  // namespace attnlab::experiments

@@ -1,0 +1,89 @@
+// Course day 3, "Multi-head attention" (shared/course/06_mha_shapes.py): a
+// hand-written MultiHeadAttention module (one qkv Linear, heads split off the
+// width, an out Linear) keeps the input's shape, returns one weight table per
+// head, and has 4224 parameters at width 32.
+//
+// The script's module computes exactly what nn.MultiheadAttention does with
+// qkv as in_proj ([Wq; Wk; Wv] rows, head h on columns h*D .. h*D+D-1), so it
+// runs here as nn::multihead_attention_forward on Linear-initialised weights.
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "experiments/course_tables.hpp"
+#include "experiments/python_format.hpp"
+#include "nn/linear.hpp"
+#include "nn/multihead_attention.hpp"
+#include "nn/parameters.hpp"
+#include "random/generator.hpp"
+#include "report/text.hpp"
+#include "spec/spec_error.hpp"
+
+namespace attnlab::experiments {
+
+namespace {
+
+Report run(const nlohmann::json& spec, const RunContext&) {
+  const int C = spec.at("width").get<int>(), H = spec.at("heads").get<int>();
+  const int B = spec.at("batch").get<int>(), T = spec.at("length").get<int>();
+  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
+  random::Generator g(spec.at("seed").get<std::uint64_t>());
+
+  // The module's parameters in registration order (its state_dict).
+  nn::Parameters p;
+  const std::size_t qkv_w = p.add("qkv.weight", {3 * C, C}), qkv_b = p.add("qkv.bias", {3 * C});
+  const std::size_t out_w = p.add("out.weight", {C, C}), out_b = p.add("out.bias", {C});
+  p.allocate();
+  nn::linear_init(g, p.value(qkv_w), p.value(qkv_b), C, 3 * C);  // self.qkv = nn.Linear(C, 3C)
+  nn::linear_init(g, p.value(out_w), p.value(out_b), C, C);      // self.out = nn.Linear(C, C)
+
+  // x (B, T, C) after the parameters, as the script draws it
+  std::vector<float> x(static_cast<std::size_t>(B) * T * C);
+  g.normal(x.data(), x.size());
+
+  // out (B, T, C), weights (B, H, T, T) per head
+  std::vector<float> out(x.size()), weights(static_cast<std::size_t>(B) * H * T * T), cache(nn::mha_cache_size(d));
+  nn::multihead_attention_forward<float>(out.data(), weights.data(), nn::MhaWeights::per_head, cache.data(),
+                                         x.data(), x.data(), x.data(), {}, {}, p.value(qkv_w), p.value(qkv_b),
+                                         p.value(out_w), p.value(out_b), d);
+
+  const std::vector<long long> x_shape = {d.B, d.T, d.C}, out_shape = {d.B, d.T, d.C},
+                               w_shape = {d.B, d.H, d.T, d.S};
+  Report r;
+  r.text = "input    " + py_shape(x_shape) + "\n";
+  r.text += "output   " + py_shape(out_shape) + "  same shape as the input\n";
+  r.text += "weights  " + py_shape(w_shape) + "  = (batch, heads, query, key)\n";
+  r.text += report::printf("parameters %d\n", p.count());
+  r.data = {{"input_shape", x_shape}, {"output_shape", out_shape}, {"weights_shape", w_shape},
+            {"parameters", p.count()}};
+  return r;
+}
+
+void check(const nlohmann::json& spec, const std::string& file) {
+  const int C = spec.at("width").get<int>(), H = spec.at("heads").get<int>();
+  if (C % H != 0)  // the script's `assert width % heads == 0`
+    throw spec::SpecError(file, "/heads",
+                          fmt::format("heads {} does not divide width {}; width must be a multiple of heads", H, C));
+}
+
+}  // namespace
+
+Experiment mha_shapes_experiment() {
+  using spec::Type;
+  return {.name = "mha_shapes",
+          .summary = "multi-head attention by hand: input, output and per-head weight shapes, parameter count",
+          .course_order = 6,
+          .params = {{.name = "width", .type = Type::Integer, .default_value = 32,
+                      .doc = "model width C (the qkv and out layers' size)", .min = 1, .max = 1024},
+                     {.name = "heads", .type = Type::Integer, .default_value = 4,
+                      .doc = "attention heads H; must divide width", .min = 1, .max = 64},
+                     {.name = "batch", .type = Type::Integer, .default_value = 2,
+                      .doc = "sequences in the input batch", .min = 1, .max = 64},
+                     {.name = "length", .type = Type::Integer, .default_value = 6,
+                      .doc = "positions per sequence", .min = 1, .max = 512},
+                     seed_param()},
+          .check = check,
+          .run = run};
+}
+
+}  // namespace attnlab::experiments

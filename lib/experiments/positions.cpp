@@ -1,0 +1,77 @@
+// Course day 5, "Whether it matters, measured" (shared/course/
+// 13_positions_vs_none.py): the same attention classifier trained without
+// and with learned positions. Without them attention is permutation-
+// equivariant and the mean over time forgets the order, so the task
+// ("is the first digit repeated later?") stays near chance.
+#include <fmt/format.h>
+
+#include "experiments/kinds.hpp"
+#include "experiments/training_params.hpp"
+#include "models/attention_classifier.hpp"
+#include "report/text.hpp"
+#include "spec/spec_error.hpp"
+#include "training/parallel.hpp"
+
+namespace attnlab::experiments {
+
+namespace {
+
+const char* label(const std::string& variant) { return variant == "learned" ? "with positions" : "no positions"; }
+
+Report run(const nlohmann::json& spec, const RunContext& ctx) {
+  const Datasets data = make_datasets(spec);
+  const auto variants = spec.at("variants").get<std::vector<std::string>>();
+  training::FitConfig fit = fit_config(spec);
+  std::vector<training::FitResult> results(variants.size());
+  training::run_parallel(static_cast<int>(variants.size()), ctx.jobs, [&](int i) {
+    models::AttentionClassifierConfig cfg;
+    cfg.d_model = spec.at("d_model").get<int>();
+    cfg.n_heads = spec.at("n_heads").get<int>();
+    cfg.use_positions = variants[i] == "learned";
+    // torch.manual_seed(seed) before the model is built, then fit() seeds again.
+    random::Generator init(spec.at("seed").get<std::uint64_t>());
+    models::AttentionClassifier model(cfg, init, std::max(fit.batch_size, fit.eval_batch_size), data.train.length);
+    results[i] = training::fit(model, data.train, data.val, fit);
+    if (ctx.progress) ctx.progress(fmt::format("positions: {} done in {:.1f} s", label(variants[i]), results[i].seconds));
+  });
+  Report r;
+  r.text = report::printf("%-22s %12s\n", "", "accuracy");
+  r.data["rows"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    r.text += report::printf("%-22s %12.4f\n", label(variants[i]), results[i].accuracy);
+    r.data["rows"].push_back({{"variant", variants[i]},
+                              {"label", label(variants[i])},
+                              {"accuracy", results[i].accuracy},
+                              {"seconds", results[i].seconds}});
+  }
+  return r;
+}
+
+void check(const nlohmann::json& spec, const std::string& file) {
+  const int d_model = spec.at("d_model").get<int>(), n_heads = spec.at("n_heads").get<int>();
+  if (d_model % n_heads != 0)
+    throw spec::SpecError(file, "/n_heads",
+                          fmt::format("n_heads {} does not divide d_model {}; d_model must be a multiple of n_heads",
+                                      n_heads, d_model));
+}
+
+}  // namespace
+
+Experiment positions_experiment() {
+  using spec::Type;
+  return {.name = "positions",
+          .summary = "attention classifier without and with learned positions: accuracy",
+          .course_order = 13,
+          .params = with({{.name = "d_model", .type = Type::Integer, .default_value = 32,
+                           .doc = "model width (embedding and attention)", .min = 1, .max = 1024},
+                          {.name = "n_heads", .type = Type::Integer, .default_value = 4,
+                           .doc = "attention heads; must divide d_model", .min = 1, .max = 64},
+                          {.name = "variants", .type = Type::StringList, .default_value = {"none", "learned"},
+                           .doc = "rows: \"none\" (no positions) or \"learned\" (learned positions)",
+                           .choices = {"none", "learned"}, .min_items = 1, .max_items = 8}},
+                         training_params()),
+          .check = check,
+          .run = run};
+}
+
+}  // namespace attnlab::experiments

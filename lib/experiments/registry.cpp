@@ -1,0 +1,68 @@
+#include "experiments/registry.hpp"
+
+#include <fmt/format.h>
+
+#include "experiments/course_tables.hpp"
+#include "experiments/kinds.hpp"
+#include "spec/validate.hpp"
+
+namespace attnlab::experiments {
+
+spec::Param seed_param(long long default_seed) {
+  return {.name = "seed",
+          .type = spec::Type::Integer,
+          .default_value = default_seed,
+          .doc = "torch.manual_seed value the course's draws start from",
+          .min = 0,
+          .max = 4294967295.0};
+}
+
+const std::vector<Experiment>& all_experiments() {
+  static const std::vector<Experiment> kinds = [] {
+    std::vector<Experiment> v = {bottleneck_experiment(), sqrt_d_experiment(), positions_experiment(),
+                                 rnn_vs_attention_experiment(), attention_map_experiment()};
+    for (auto& e : course_table_experiments()) v.push_back(std::move(e));
+    std::stable_sort(v.begin(), v.end(),
+                     [](const Experiment& a, const Experiment& b) { return a.course_order < b.course_order; });
+    return v;
+  }();
+  return kinds;
+}
+
+const Experiment* find_experiment(const std::string& name) {
+  for (const auto& e : all_experiments())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohmann::json& overrides) {
+  for (const auto& [key, value] : overrides.items()) doc[key] = value;
+  std::vector<std::string> names;
+  std::string known;
+  for (const auto& e : all_experiments()) {
+    names.push_back(e.name);
+    known += (known.empty() ? "" : ", ") + e.name;
+  }
+  if (!doc.contains("experiment"))
+    throw spec::SpecError(file, "/experiment", "missing the key \"experiment\"; known kinds: " + known);
+  const auto& kind = doc.at("experiment");
+  if (!kind.is_string())
+    throw spec::SpecError(file, "/experiment",
+                          fmt::format("{} is not a kind name; expected a string, one of: {}", kind.dump(), known));
+  const Experiment* e = find_experiment(kind.get<std::string>());
+  if (!e) {
+    const std::string near = spec::closest(kind.get<std::string>(), names);
+    throw spec::SpecError(file, "/experiment",
+                          fmt::format("unknown experiment \"{}\"{}; known kinds: {}", kind.get<std::string>(),
+                                      near.empty() ? "" : " (did you mean \"" + near + "\"?)", known));
+  }
+  LoadedSpec loaded{file, e, spec::fill_and_check(doc, e->name, e->params, file)};
+  if (e->check) e->check(loaded.spec, file);
+  return loaded;
+}
+
+LoadedSpec load_spec(const std::string& path, const nlohmann::json& overrides) {
+  return check_spec(spec::read_spec_file(path), path, overrides);
+}
+
+}  // namespace attnlab::experiments

@@ -1,0 +1,116 @@
+// Course day 7, "Against the recurrent models" (shared/course/
+// 18_rnn_vs_attention.py): a plain RNN, an LSTM and the pre-norm attention
+// classifier with one and two blocks, on the same task: parameters,
+// accuracy, and the wall time of each row's training.
+#include <fmt/format.h>
+
+#include "experiments/kinds.hpp"
+#include "experiments/training_params.hpp"
+#include "models/recurrent_classifier.hpp"
+#include "models/transformer_classifier.hpp"
+#include "report/text.hpp"
+#include "spec/spec_error.hpp"
+#include "training/parallel.hpp"
+
+namespace attnlab::experiments {
+
+namespace {
+
+struct Row {
+  std::string label;
+  bool recurrent = true;
+  std::string cell;
+  int blocks = 0;
+};
+
+std::vector<Row> rows_of(const nlohmann::json& spec) {
+  std::vector<Row> rows;
+  for (const auto& cell : spec.at("recurrent").get<std::vector<std::string>>())
+    rows.push_back({cell == "rnn" ? "plain RNN" : cell == "gru" ? "GRU" : "LSTM", true, cell, 0});
+  for (int blocks : spec.at("blocks").get<std::vector<int>>())
+    rows.push_back({fmt::format("attention, {} block{}", blocks, blocks == 1 ? "" : "s"), false, "", blocks});
+  return rows;
+}
+
+struct Outcome {
+  std::size_t params = 0;
+  training::FitResult fit;
+};
+
+Report run(const nlohmann::json& spec, const RunContext& ctx) {
+  const Datasets data = make_datasets(spec);
+  const std::vector<Row> rows = rows_of(spec);
+  const training::FitConfig fit = fit_config(spec);
+  const int capacity = std::max(fit.batch_size, fit.eval_batch_size), T = data.train.length;
+  const auto seed = spec.at("seed").get<std::uint64_t>();
+  std::vector<Outcome> out(rows.size());
+  training::run_parallel(static_cast<int>(rows.size()), ctx.jobs, [&](int i) {
+    random::Generator init(seed);  // torch.manual_seed(0); model = maker()
+    if (rows[i].recurrent) {
+      models::RecurrentClassifierConfig cfg;
+      cfg.cell = models::cell_from_name(rows[i].cell);
+      cfg.hidden_size = spec.at("hidden_size").get<int>();
+      models::RecurrentClassifier model(cfg, init, capacity, T);
+      out[i] = {model.params.count(), training::fit(model, data.train, data.val, fit)};
+    } else {
+      models::TransformerClassifierConfig cfg;
+      cfg.d_model = spec.at("d_model").get<int>();
+      cfg.n_heads = spec.at("n_heads").get<int>();
+      cfg.n_blocks = rows[i].blocks;
+      cfg.dropout = spec.at("dropout").get<double>();
+      models::TransformerClassifier model(cfg, init, capacity, T);
+      out[i] = {model.params.count(), training::fit(model, data.train, data.val, fit)};
+    }
+    if (ctx.progress) ctx.progress(fmt::format("rnn_vs_attention: {} done in {:.1f} s", rows[i].label, out[i].fit.seconds));
+  });
+  Report r;
+  r.text = report::printf("%-26s %10s %10s %9s\n", "", "params", "accuracy", "time");
+  r.data["rows"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    r.text += report::printf("%-26s %10d %10.4f %8.0fs\n", rows[i].label.c_str(), static_cast<int>(out[i].params),
+                             out[i].fit.accuracy, out[i].fit.seconds);
+    r.data["rows"].push_back({{"model", rows[i].label},
+                              {"params", out[i].params},
+                              {"accuracy", out[i].fit.accuracy},
+                              {"seconds", out[i].fit.seconds}});
+  }
+  return r;
+}
+
+void check(const nlohmann::json& spec, const std::string& file) {
+  const int d_model = spec.at("d_model").get<int>(), n_heads = spec.at("n_heads").get<int>();
+  if (d_model % n_heads != 0)
+    throw spec::SpecError(file, "/n_heads",
+                          fmt::format("n_heads {} does not divide d_model {}; d_model must be a multiple of n_heads",
+                                      n_heads, d_model));
+  if (spec.at("recurrent").empty() && spec.at("blocks").empty())
+    throw spec::SpecError(file, "", "no rows: give at least one of \"recurrent\" or \"blocks\"");
+}
+
+}  // namespace
+
+Experiment rnn_vs_attention_experiment() {
+  using spec::Type;
+  return {.name = "rnn_vs_attention",
+          .summary = "plain RNN, LSTM and attention with 1 and 2 blocks: parameters, accuracy, training time",
+          .course_order = 18,
+          .params = with({{.name = "recurrent", .type = Type::StringList, .default_value = {"rnn", "lstm"},
+                           .doc = "recurrent rows, in order", .choices = {"rnn", "gru", "lstm"}, .min_items = 0,
+                           .max_items = 8},
+                          {.name = "blocks", .type = Type::IntegerList, .default_value = {1, 2},
+                           .doc = "attention rows: the number of transformer blocks of each", .min = 1, .max = 24,
+                           .min_items = 0, .max_items = 8},
+                          {.name = "hidden_size", .type = Type::Integer, .default_value = 64,
+                           .doc = "hidden size of the recurrent rows", .min = 1, .max = 4096},
+                          {.name = "d_model", .type = Type::Integer, .default_value = 32,
+                           .doc = "width of the attention rows", .min = 1, .max = 1024},
+                          {.name = "n_heads", .type = Type::Integer, .default_value = 4,
+                           .doc = "attention heads; must divide d_model", .min = 1, .max = 64},
+                          {.name = "dropout", .type = Type::Number, .default_value = 0.1,
+                           .doc = "dropout on attention weights and feed-forward output", .min = 0, .max = 0.95}},
+                         training_params()),
+          .check = check,
+          .run = run};
+}
+
+}  // namespace attnlab::experiments

@@ -1,0 +1,116 @@
+#include "models/attention_classifier.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "nn/cross_entropy.hpp"
+#include "nn/embedding.hpp"
+#include "nn/layer_norm.hpp"
+#include "nn/linear.hpp"
+#include "nn/mean_over_time.hpp"
+
+namespace attnlab::models {
+
+AttentionClassifier::AttentionClassifier(const AttentionClassifierConfig& cfg, random::Generator& init,
+                                         int max_batch, int length)
+    : cfg_(cfg), max_batch_(max_batch), T_(length) {
+  const int C = cfg.d_model, K = cfg.n_classes;
+  nn::mha_dims(1, length, length, C, cfg.n_heads);  // throws when heads do not divide d_model
+  if (length > cfg.max_len)
+    throw std::invalid_argument("sequence length " + std::to_string(length) + " exceeds the position table (" +
+                                std::to_string(cfg.max_len) + ")");
+  if (max_batch < 1) throw std::invalid_argument("max_batch must be positive");
+  tok_ = params.add("tok.weight", {cfg.vocab, C});
+  pos_ = params.add("pos.weight", {cfg.max_len, C});
+  in_w_ = params.add("attn.in_proj_weight", {3 * C, C});
+  in_b_ = params.add("attn.in_proj_bias", {3 * C});
+  out_w_ = params.add("attn.out_proj.weight", {C, C});
+  out_b_ = params.add("attn.out_proj.bias", {C});
+  norm_w_ = params.add("norm.weight", {C});
+  norm_b_ = params.add("norm.bias", {C});
+  head_w_ = params.add("head.weight", {K, C});
+  head_b_ = params.add("head.bias", {K});
+  params.allocate();
+
+  nn::embedding_init(init, params.value(tok_), cfg.vocab, C);
+  nn::embedding_init(init, params.value(pos_), cfg.max_len, C);
+  nn::multihead_attention_init(init, params.value(in_w_), params.value(in_b_), params.value(out_w_),
+                               params.value(out_b_), C);
+  nn::layer_norm_init(params.value(norm_w_), params.value(norm_b_), C);
+  nn::linear_init(init, params.value(head_w_), params.value(head_b_), C, K);
+
+  const std::size_t BTC = static_cast<std::size_t>(max_batch) * length * C;
+  for (auto* v : {&h_, &a_, &r_, &n_, &dn_, &dr_, &dh_}) v->resize(BTC);
+  mean_.resize(static_cast<std::size_t>(max_batch) * length);
+  rstd_.resize(mean_.size());
+  pooled_.resize(static_cast<std::size_t>(max_batch) * C);
+  dpooled_.resize(pooled_.size());
+  logits_.resize(static_cast<std::size_t>(max_batch) * K);
+  probs_.resize(logits_.size());
+  dlogits_.resize(logits_.size());
+  const nn::MhaDims d = nn::mha_dims(max_batch, length, length, C, cfg.n_heads);
+  mha_cache_.resize(nn::mha_cache_size(d));
+  mha_scratch_.resize(nn::mha_scratch_size(d));
+}
+
+void AttentionClassifier::forward(const std::int32_t* tokens, int B, float* attn_weights) {
+  if (B < 1 || B > max_batch_) throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit");
+  const int T = T_, C = cfg_.d_model, N = B * T;
+  // h (B, T, C) = tok(x) [+ pos(arange(T))]
+  nn::embedding_forward(h_.data(), tokens, params.value(tok_), N, cfg_.vocab, C);
+  if (cfg_.use_positions) nn::position_embedding_forward(h_.data(), params.value(pos_), B, T, C, cfg_.max_len);
+  // a (B, T, C) = MHA(h, h, h)
+  const nn::MhaDims d = nn::mha_dims(B, T, T, C, cfg_.n_heads);
+  nn::multihead_attention_forward<float>(
+      a_.data(), attn_weights, attn_weights ? nn::MhaWeights::averaged : nn::MhaWeights::none, mha_cache_.data(),
+      h_.data(), h_.data(), h_.data(), {}, {}, params.value(in_w_), params.value(in_b_), params.value(out_w_),
+      params.value(out_b_), d);
+  // r = h + a; n = LayerNorm(r)
+  for (int i = 0; i < N * C; ++i) r_[i] = h_[i] + a_[i];
+  nn::layer_norm_forward(n_.data(), mean_.data(), rstd_.data(), r_.data(), params.value(norm_w_),
+                         params.value(norm_b_), N, C);
+  // pooled (B, C) = mean over T; logits (B, K) = head(pooled)
+  nn::mean_over_time_forward(pooled_.data(), n_.data(), B, T, C);
+  nn::linear_forward(logits_.data(), pooled_.data(), params.value(head_w_), params.value(head_b_), B, C,
+                     cfg_.n_classes);
+}
+
+float AttentionClassifier::train_step(const std::int32_t* tokens, const std::int32_t* labels, int B,
+                                      random::Generator&) {
+  forward(tokens, B, nullptr);
+  const int T = T_, C = cfg_.d_model, K = cfg_.n_classes, N = B * T;
+  const float loss = nn::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);
+
+  std::fill_n(dlogits_.begin(), B * K, 0.0f);
+  std::fill_n(dpooled_.begin(), B * C, 0.0f);
+  std::fill_n(dn_.begin(), N * C, 0.0f);
+  std::fill_n(dr_.begin(), N * C, 0.0f);
+  nn::cross_entropy_backward(dlogits_.data(), 1.0f, probs_.data(), labels, B, K);
+  nn::linear_backward(dpooled_.data(), params.grad(head_w_), params.grad(head_b_), dlogits_.data(),
+                      pooled_.data(), params.value(head_w_), B, C, K);
+  nn::mean_over_time_backward(dn_.data(), dpooled_.data(), B, T, C);
+  nn::layer_norm_backward(dr_.data(), params.grad(norm_w_), params.grad(norm_b_), dn_.data(), mean_.data(),
+                          rstd_.data(), r_.data(), params.value(norm_w_), N, C);
+  // The residual passes dr straight to h; attention adds its three paths.
+  std::copy_n(dr_.begin(), N * C, dh_.begin());
+  const nn::MhaDims d = nn::mha_dims(B, T, T, C, cfg_.n_heads);
+  nn::multihead_attention_backward<float>(dh_.data(), dh_.data(), dh_.data(), params.grad(in_w_),
+                                          params.grad(in_b_), params.grad(out_w_), params.grad(out_b_),
+                                          mha_scratch_.data(), dr_.data(), mha_cache_.data(), h_.data(), h_.data(),
+                                          h_.data(), {}, params.value(in_w_), params.value(out_w_), d);
+  nn::embedding_backward(params.grad(tok_), dh_.data(), tokens, N, cfg_.vocab, C);
+  if (cfg_.use_positions) nn::position_embedding_backward(params.grad(pos_), dh_.data(), B, T, C, cfg_.max_len);
+  return loss;
+}
+
+void AttentionClassifier::logits(const std::int32_t* tokens, int B, float* out) {
+  forward(tokens, B, nullptr);
+  std::copy_n(logits_.begin(), B * cfg_.n_classes, out);
+}
+
+void AttentionClassifier::attention_weights(const std::int32_t* tokens, int B, float* out) {
+  forward(tokens, B, out);
+}
+
+}  // namespace attnlab::models

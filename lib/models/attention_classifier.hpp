@@ -1,0 +1,65 @@
+// The course's one-layer attention classifier (day 5, script 13; with one
+// head and positions, script 19's `Simple`):
+//   h = tok(x) [+ pos(arange(T))]; a = MHA(h, h, h); h = LayerNorm(h + a);
+//   logits = head(mean over time of h)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nn/multihead_attention.hpp"
+#include "nn/parameters.hpp"
+#include "random/generator.hpp"
+
+namespace attnlab::models {
+
+struct AttentionClassifierConfig {
+  int vocab = 10;             // nn.Embedding(10, width)
+  int max_len = 16;           // nn.Embedding(16, width): the position table
+  int d_model = 32;           // width
+  int n_heads = 4;            // heads; must divide d_model
+  bool use_positions = true;  // add learned positions (the table exists either way)
+  int n_classes = 2;
+};
+
+/// Parameters are named and ordered as the PyTorch module's state_dict:
+/// tok.weight (V, C), pos.weight (P, C), attn.in_proj_weight (3C, C),
+/// attn.in_proj_bias (3C), attn.out_proj.weight (C, C), attn.out_proj.bias (C),
+/// norm.weight (C), norm.bias (C), head.weight (K, C), head.bias (K).
+/// Construction draws from `init` in PyTorch's constructor order (tok, pos,
+/// attn, norm, head; torch_rng.md §7), so after torch.manual_seed(s) the
+/// weights equal PyTorch's bit for bit. Buffers are sized once for batches of
+/// up to max_batch sequences of `length` tokens; no step allocates.
+/// Throws std::invalid_argument for dims that do not fit (heads not dividing
+/// d_model, length beyond max_len, non-positive sizes).
+class AttentionClassifier {
+ public:
+  AttentionClassifier(const AttentionClassifierConfig& cfg, random::Generator& init, int max_batch, int length);
+
+  nn::Parameters params;
+
+  /// Training step on tokens (B, T): forward, mean cross-entropy against
+  /// labels (B), backward ADDING into params.grads(). Returns the loss.
+  /// The attention layer has no dropout (nn.MultiheadAttention's default),
+  /// so `g` is not drawn from.
+  float train_step(const std::int32_t* tokens, const std::int32_t* labels, int B, random::Generator& g);
+
+  /// Evaluation forward: logits (B, K).
+  void logits(const std::int32_t* tokens, int B, float* out);
+
+  /// Evaluation forward returning the attention weights averaged over heads,
+  /// (B, T, T), as nn.MultiheadAttention returns them by default.
+  void attention_weights(const std::int32_t* tokens, int B, float* out);
+
+ private:
+  void forward(const std::int32_t* tokens, int B, float* attn_weights);
+  std::size_t tok_, pos_, in_w_, in_b_, out_w_, out_b_, norm_w_, norm_b_, head_w_, head_b_;
+  AttentionClassifierConfig cfg_;
+  int max_batch_, T_;
+  // Activations (max_batch rows), named as in the forward formula.
+  std::vector<float> h_, a_, r_, n_, mean_, rstd_, pooled_, logits_, probs_, mha_cache_;
+  // Gradients and scratch of the backward pass.
+  std::vector<float> dlogits_, dpooled_, dn_, dr_, dh_, mha_scratch_;
+};
+
+}  // namespace attnlab::models

@@ -1,0 +1,136 @@
+#include "models/recurrent_classifier.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "nn/cross_entropy.hpp"
+#include "nn/embedding.hpp"
+#include "nn/gru.hpp"
+#include "nn/linear.hpp"
+#include "nn/lstm.hpp"
+#include "nn/recurrent_common.hpp"
+#include "nn/rnn.hpp"
+
+namespace attnlab::models {
+
+namespace {
+
+int gates(Cell c) {
+  return c == Cell::rnn ? nn::kRnnGates : c == Cell::gru ? nn::kGruGates : nn::kLstmGates;
+}
+
+}  // namespace
+
+Cell cell_from_name(const std::string& name) {
+  if (name == "rnn") return Cell::rnn;
+  if (name == "gru") return Cell::gru;
+  if (name == "lstm") return Cell::lstm;
+  throw std::invalid_argument("unknown recurrent cell \"" + name + "\"; expected rnn, gru or lstm");
+}
+
+RecurrentClassifier::RecurrentClassifier(const RecurrentClassifierConfig& cfg, random::Generator& init,
+                                         int max_batch, int length)
+    : cfg_(cfg), max_batch_(max_batch), T_(length) {
+  const int E = cfg.embed, H = cfg.hidden_size, G = gates(cfg.cell), K = cfg.n_classes;
+  nn::check_recurrent_dims("RecurrentClassifier", max_batch, length, E, H);
+  emb_ = params.add("emb.weight", {cfg.vocab, E});
+  w_ih_ = params.add("rnn.weight_ih_l0", {G * H, E});
+  w_hh_ = params.add("rnn.weight_hh_l0", {G * H, H});
+  b_ih_ = params.add("rnn.bias_ih_l0", {G * H});
+  b_hh_ = params.add("rnn.bias_hh_l0", {G * H});
+  head_w_ = params.add("head.weight", {K, H});
+  head_b_ = params.add("head.bias", {K});
+  params.allocate();
+
+  nn::embedding_init(init, params.value(emb_), cfg.vocab, E);
+  nn::recurrent_init(init, params.value(w_ih_), params.value(w_hh_), params.value(b_ih_), params.value(b_hh_), G,
+                     E, H);
+  nn::linear_init(init, params.value(head_w_), params.value(head_b_), H, K);
+
+  const std::size_t BT = static_cast<std::size_t>(max_batch) * length;
+  x_.resize(BT * E);
+  dx_.resize(BT * E);
+  out_.resize(BT * H);
+  dout_.resize(BT * H);
+  last_.resize(static_cast<std::size_t>(max_batch) * H);
+  dlast_.resize(last_.size());
+  logits_.resize(static_cast<std::size_t>(max_batch) * K);
+  probs_.resize(logits_.size());
+  dlogits_.resize(logits_.size());
+  switch (cfg.cell) {
+    case Cell::rnn:
+      cache_.resize(nn::rnn_cache_size(max_batch, length, H));
+      scratch_.resize(nn::rnn_scratch_size(max_batch, length, H));
+      break;
+    case Cell::gru:
+      cache_.resize(nn::gru_cache_size(max_batch, length, H));
+      scratch_.resize(nn::gru_scratch_size(max_batch, length, H));
+      break;
+    case Cell::lstm:
+      cache_.resize(nn::lstm_cache_size(max_batch, length, H));
+      scratch_.resize(nn::lstm_scratch_size(max_batch, length, H));
+      break;
+  }
+}
+
+void RecurrentClassifier::forward(const std::int32_t* tokens, int B) {
+  if (B < 1 || B > max_batch_) throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit");
+  const int T = T_, E = cfg_.embed, H = cfg_.hidden_size;
+  // x (B, T, E) = emb(tokens); out (B, T, H) = rnn(x)
+  nn::embedding_forward(x_.data(), tokens, params.value(emb_), B * T, cfg_.vocab, E);
+  const float *w_ih = params.value(w_ih_), *w_hh = params.value(w_hh_);
+  const float *b_ih = params.value(b_ih_), *b_hh = params.value(b_hh_);
+  switch (cfg_.cell) {
+    case Cell::rnn: nn::rnn_forward(out_.data(), cache_.data(), x_.data(), w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
+    case Cell::gru: nn::gru_forward(out_.data(), cache_.data(), x_.data(), w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
+    case Cell::lstm: nn::lstm_forward(out_.data(), cache_.data(), x_.data(), w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
+  }
+  // last (B, H) = out[:, -1, :]; logits (B, K) = head(last)
+  for (int b = 0; b < B; ++b)
+    std::copy_n(out_.begin() + (static_cast<std::size_t>(b) * T + T - 1) * H, H, last_.begin() + b * H);
+  nn::linear_forward(logits_.data(), last_.data(), params.value(head_w_), params.value(head_b_), B, H,
+                     cfg_.n_classes);
+}
+
+float RecurrentClassifier::train_step(const std::int32_t* tokens, const std::int32_t* labels, int B,
+                                      random::Generator&) {
+  forward(tokens, B);
+  const int T = T_, E = cfg_.embed, H = cfg_.hidden_size, K = cfg_.n_classes;
+  const float loss = nn::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);
+  std::fill_n(dlogits_.begin(), B * K, 0.0f);
+  std::fill_n(dlast_.begin(), B * H, 0.0f);
+  nn::cross_entropy_backward(dlogits_.data(), 1.0f, probs_.data(), labels, B, K);
+  nn::linear_backward(dlast_.data(), params.grad(head_w_), params.grad(head_b_), dlogits_.data(), last_.data(),
+                      params.value(head_w_), B, H, K);
+  // Only the last step's output reaches the loss.
+  std::fill_n(dout_.begin(), static_cast<std::size_t>(B) * T * H, 0.0f);
+  for (int b = 0; b < B; ++b)
+    std::copy_n(dlast_.begin() + b * H, H, dout_.begin() + (static_cast<std::size_t>(b) * T + T - 1) * H);
+  std::fill_n(dx_.begin(), static_cast<std::size_t>(B) * T * E, 0.0f);
+  const float *w_ih = params.value(w_ih_), *w_hh = params.value(w_hh_);
+  float *dw_ih = params.grad(w_ih_), *dw_hh = params.grad(w_hh_), *db_ih = params.grad(b_ih_),
+        *db_hh = params.grad(b_hh_);
+  switch (cfg_.cell) {
+    case Cell::rnn:
+      nn::rnn_backward(dx_.data(), dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(),
+                       x_.data(), w_ih, w_hh, B, T, E, H);
+      break;
+    case Cell::gru:
+      nn::gru_backward(dx_.data(), dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(),
+                       x_.data(), w_ih, w_hh, B, T, E, H);
+      break;
+    case Cell::lstm:
+      nn::lstm_backward(dx_.data(), dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(),
+                        x_.data(), w_ih, w_hh, B, T, E, H);
+      break;
+  }
+  nn::embedding_backward(params.grad(emb_), dx_.data(), tokens, B * T, cfg_.vocab, E);
+  return loss;
+}
+
+void RecurrentClassifier::logits(const std::int32_t* tokens, int B, float* out) {
+  forward(tokens, B);
+  std::copy_n(logits_.begin(), B * cfg_.n_classes, out);
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,58 @@
+// The course's recurrent last-state classifier (day 1 script 01 `LastState`,
+// day 7 script 18 `Recurrent`):
+//   out, _ = rnn(emb(x)); logits = head(out[:, -1, :])
+// Everything the sequence holds must pass through the last hidden state:
+// the bottleneck the chapter measures.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nn/parameters.hpp"
+#include "random/generator.hpp"
+
+namespace attnlab::models {
+
+enum class Cell { rnn, gru, lstm };
+
+/// "rnn", "gru", "lstm" -> Cell; throws std::invalid_argument otherwise.
+Cell cell_from_name(const std::string& name);
+
+struct RecurrentClassifierConfig {
+  Cell cell = Cell::lstm;
+  int vocab = 10;        // nn.Embedding(10, 32)
+  int embed = 32;
+  int hidden_size = 64;  // nn.LSTM(32, hidden, batch_first=True)
+  int n_classes = 2;
+};
+
+/// Parameters named and ordered as PyTorch's state_dict: emb.weight (V, E),
+/// rnn.weight_ih_l0 (G·H, E), rnn.weight_hh_l0 (G·H, H), rnn.bias_ih_l0 (G·H),
+/// rnn.bias_hh_l0 (G·H), head.weight (K, H), head.bias (K); G = 1, 3, 4 for
+/// RNN, GRU, LSTM. Built from `init` in constructor order (emb, rnn, head;
+/// torch_rng.md §7), so the weights equal PyTorch's for the same seed.
+/// Buffers are sized once for up to max_batch sequences of `length`.
+/// Throws std::invalid_argument for non-positive sizes.
+class RecurrentClassifier {
+ public:
+  RecurrentClassifier(const RecurrentClassifierConfig& cfg, random::Generator& init, int max_batch, int length);
+
+  nn::Parameters params;
+
+  /// Forward, mean cross-entropy, backward adding into params.grads();
+  /// returns the loss. No dropout, so `g` is not drawn from.
+  float train_step(const std::int32_t* tokens, const std::int32_t* labels, int B, random::Generator& g);
+  /// Evaluation forward: logits (B, K).
+  void logits(const std::int32_t* tokens, int B, float* out);
+
+ private:
+  void forward(const std::int32_t* tokens, int B);
+  std::size_t emb_, w_ih_, w_hh_, b_ih_, b_hh_, head_w_, head_b_;
+  RecurrentClassifierConfig cfg_;
+  int max_batch_, T_;
+  std::vector<float> x_, out_, cache_, last_, logits_, probs_;      // forward
+  std::vector<float> dlogits_, dlast_, dout_, dx_, scratch_;        // backward
+};
+
+}  // namespace attnlab::models

@@ -1,0 +1,140 @@
+#include "models/transformer_block.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "nn/dropout.hpp"
+#include "nn/gelu.hpp"
+#include "nn/layer_norm.hpp"
+#include "nn/linear.hpp"
+
+namespace attnlab::models {
+
+std::vector<BlockParamSpec> block_param_specs(int C, int F) {
+  return {{"norm1.weight", {C}},       {"norm1.bias", {C}},          {"attn.in_proj_weight", {3 * C, C}},
+          {"attn.in_proj_bias", {3 * C}}, {"attn.out_proj.weight", {C, C}}, {"attn.out_proj.bias", {C}},
+          {"norm2.weight", {C}},       {"norm2.bias", {C}},          {"ff.0.weight", {F, C}},
+          {"ff.0.bias", {F}},          {"ff.2.weight", {C, F}},      {"ff.2.bias", {C}}};
+}
+
+std::size_t block_param_count(int C, int F) {
+  std::size_t n = 0;
+  for (const auto& p : block_param_specs(C, F)) {
+    std::size_t s = 1;
+    for (int d : p.shape) s *= static_cast<std::size_t>(d);
+    n += s;
+  }
+  return n;
+}
+
+void block_init(random::Generator& gen, const BlockTensors<float>& w, int C, int F) {
+  nn::layer_norm_init(w.norm1_weight, w.norm1_bias, C);
+  nn::multihead_attention_init(gen, w.in_proj_weight, w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, C);
+  nn::layer_norm_init(w.norm2_weight, w.norm2_bias, C);
+  nn::linear_init(gen, w.ff1_weight, w.ff1_bias, C, F);
+  nn::linear_init(gen, w.ff2_weight, w.ff2_bias, F, C);
+}
+
+template <class Real>
+BlockWorkspace<Real>::BlockWorkspace(int max_batch_, int T, int C, int H, int F) : max_batch(max_batch_) {
+  const nn::MhaDims d = nn::mha_dims(max_batch, T, T, C, H);
+  const std::size_t N = static_cast<std::size_t>(max_batch) * T;
+  for (auto* v : {&h1, &a, &x1, &h2, &f2, &dx1, &df2, &dh2, &dh1}) v->resize(N * C);
+  for (auto* v : {&mean1, &rstd1, &mean2, &rstd2}) v->resize(N);
+  for (auto* v : {&f1, &g1, &dg1, &df1}) v->resize(N * F);
+  mha_cache.resize(nn::mha_cache_size(d));
+  mha_scratch.resize(nn::mha_scratch_size(d));
+  keep_attn.resize(static_cast<std::size_t>(max_batch) * H * T * T);
+  keep_ff.resize(N * C);
+}
+
+template <class Real>
+void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
+                               const BlockDims& d, random::Generator* train) {
+  if (d.B < 1 || d.B > ws.max_batch)
+    throw std::invalid_argument("batch of " + std::to_string(d.B) + " does not fit the block's workspace");
+  const nn::MhaDims md = nn::mha_dims(d.B, d.T, d.T, d.C, d.H);
+  const int N = d.B * d.T, C = d.C, F = d.F;
+  ws.dropped = train != nullptr && d.dropout > 0.0;
+  // h1 = LN1(x); a = MHA(h1, h1, h1), dropout on its weights when training
+  nn::layer_norm_forward(ws.h1.data(), ws.mean1.data(), ws.rstd1.data(), x, w.norm1_weight, w.norm1_bias, N, C);
+  nn::MhaDropout<Real> attn_drop;
+  if (ws.dropped) {
+    ws.scale_attn = static_cast<Real>(nn::mha_draw_dropout(*train, ws.keep_attn.data(), md, d.dropout));
+    attn_drop = {ws.keep_attn.data(), ws.scale_attn};
+  }
+  nn::multihead_attention_forward<Real>(ws.a.data(), nullptr, nn::MhaWeights::none, ws.mha_cache.data(),
+                                        ws.h1.data(), ws.h1.data(), ws.h1.data(), {}, attn_drop, w.in_proj_weight,
+                                        w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, md);
+  // x1 = x + a
+  for (int i = 0; i < N * C; ++i) ws.x1[i] = x[i] + ws.a[i];
+  // f2 = Linear2(GELU(Linear1(LN2(x1))))
+  nn::layer_norm_forward(ws.h2.data(), ws.mean2.data(), ws.rstd2.data(), ws.x1.data(), w.norm2_weight,
+                         w.norm2_bias, N, C);
+  nn::linear_forward(ws.f1.data(), ws.h2.data(), w.ff1_weight, w.ff1_bias, N, C, F);
+  nn::gelu_forward(ws.g1.data(), ws.f1.data(), static_cast<std::size_t>(N) * F);
+  nn::linear_forward(ws.f2.data(), ws.g1.data(), w.ff2_weight, w.ff2_bias, N, F, C);
+  // out = x1 + Dropout(f2); the mask is drawn after the attention's, as PyTorch runs them.
+  if (ws.dropped) {
+    train->dropout_mask(ws.keep_ff.data(), static_cast<std::size_t>(N) * C, d.dropout);
+    ws.scale_ff = static_cast<Real>(random::dropout_scale(d.dropout));
+    nn::dropout_forward(out, ws.f2.data(), ws.keep_ff.data(), ws.scale_ff, static_cast<std::size_t>(N) * C);
+    for (int i = 0; i < N * C; ++i) out[i] += ws.x1[i];
+  } else {
+    for (int i = 0; i < N * C; ++i) out[i] = ws.x1[i] + ws.f2[i];
+  }
+}
+
+template <class Real>
+void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockWorkspace<Real>& ws,
+                                const Real* dout, const Real* x, const BlockTensors<Real>& w, const BlockDims& d) {
+  const nn::MhaDims md = nn::mha_dims(d.B, d.T, d.T, d.C, d.H);
+  const std::size_t N = static_cast<std::size_t>(d.B) * d.T, NC = N * d.C, NF = N * d.F;
+  const int C = d.C, F = d.F;
+  // The residual hands dout to x1 unchanged; the feed-forward path adds to it.
+  std::copy_n(dout, NC, ws.dx1.begin());
+  if (ws.dropped) {
+    std::fill_n(ws.df2.begin(), NC, Real(0));
+    nn::dropout_backward(ws.df2.data(), dout, ws.keep_ff.data(), ws.scale_ff, NC);
+  } else {
+    std::copy_n(dout, NC, ws.df2.begin());
+  }
+  std::fill_n(ws.dg1.begin(), NF, Real(0));
+  nn::linear_backward(ws.dg1.data(), grad.ff2_weight, grad.ff2_bias, ws.df2.data(), ws.g1.data(), w.ff2_weight,
+                      static_cast<int>(N), F, C);
+  std::fill_n(ws.df1.begin(), NF, Real(0));
+  nn::gelu_backward(ws.df1.data(), ws.dg1.data(), ws.f1.data(), NF);
+  std::fill_n(ws.dh2.begin(), NC, Real(0));
+  nn::linear_backward(ws.dh2.data(), grad.ff1_weight, grad.ff1_bias, ws.df1.data(), ws.h2.data(), w.ff1_weight,
+                      static_cast<int>(N), C, F);
+  nn::layer_norm_backward(ws.dx1.data(), grad.norm2_weight, grad.norm2_bias, ws.dh2.data(), ws.mean2.data(),
+                          ws.rstd2.data(), ws.x1.data(), w.norm2_weight, static_cast<int>(N), C);
+  // x1 = x + a: dx gets dx1 directly and through the attention path.
+  for (std::size_t i = 0; i < NC; ++i) dx[i] += ws.dx1[i];
+  nn::MhaDropout<Real> attn_drop;
+  if (ws.dropped) attn_drop = {ws.keep_attn.data(), ws.scale_attn};
+  std::fill_n(ws.dh1.begin(), NC, Real(0));
+  nn::multihead_attention_backward<Real>(ws.dh1.data(), ws.dh1.data(), ws.dh1.data(), grad.in_proj_weight,
+                                         grad.in_proj_bias, grad.out_proj_weight, grad.out_proj_bias,
+                                         ws.mha_scratch.data(), ws.dx1.data(), ws.mha_cache.data(), ws.h1.data(),
+                                         ws.h1.data(), ws.h1.data(), attn_drop, w.in_proj_weight,
+                                         w.out_proj_weight, md);
+  nn::layer_norm_backward(dx, grad.norm1_weight, grad.norm1_bias, ws.dh1.data(), ws.mean1.data(),
+                          ws.rstd1.data(), x, w.norm1_weight, static_cast<int>(N), C);
+}
+
+template struct BlockWorkspace<float>;
+template struct BlockWorkspace<double>;
+template void transformer_block_forward<float>(float*, BlockWorkspace<float>&, const float*,
+                                               const BlockTensors<float>&, const BlockDims&, random::Generator*);
+template void transformer_block_forward<double>(double*, BlockWorkspace<double>&, const double*,
+                                                const BlockTensors<double>&, const BlockDims&, random::Generator*);
+template void transformer_block_backward<float>(float*, const BlockTensors<float>&, BlockWorkspace<float>&,
+                                                const float*, const float*, const BlockTensors<float>&,
+                                                const BlockDims&);
+template void transformer_block_backward<double>(double*, const BlockTensors<double>&, BlockWorkspace<double>&,
+                                                 const double*, const double*, const BlockTensors<double>&,
+                                                 const BlockDims&);
+
+}  // namespace attnlab::models

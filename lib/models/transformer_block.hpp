@@ -1,0 +1,79 @@
+// The pre-norm transformer block of course day 7 (shared/course/17_block.py,
+// 18_rnn_vs_attention.py):
+//   x1  = x + MHA(LN1(x))                                  (attention dropout p)
+//   out = x1 + Dropout(Linear2(GELU(Linear1(LN2(x1)))))     (Linear1: C -> 4C)
+// Pre-norm as in Xiong et al. 2020 ("On Layer Normalization in the
+// Transformer Architecture"); the sublayers are Vaswani et al. 2017 §3.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nn/multihead_attention.hpp"
+#include "random/generator.hpp"
+
+namespace attnlab::models {
+
+/// The shapes of one call: B batch, T length, C = d_model, H heads, F the
+/// feed-forward width (4C in the course), dropout p (0.1 in the course).
+struct BlockDims {
+  int B = 0, T = 0, C = 0, H = 0, F = 0;
+  double dropout = 0.0;
+};
+
+/// The block's parameters, in PyTorch's registration order (norm1.weight,
+/// norm1.bias, attn.in_proj_weight (3C, C), attn.in_proj_bias (3C),
+/// attn.out_proj.weight (C, C), attn.out_proj.bias (C), norm2.weight,
+/// norm2.bias, ff.0.weight (F, C), ff.0.bias (F), ff.2.weight (C, F),
+/// ff.2.bias (C)). Used both for values and for gradients.
+template <class Real>
+struct BlockTensors {
+  Real *norm1_weight, *norm1_bias, *in_proj_weight, *in_proj_bias, *out_proj_weight, *out_proj_bias;
+  Real *norm2_weight, *norm2_bias, *ff1_weight, *ff1_bias, *ff2_weight, *ff2_bias;
+};
+
+/// The names and shapes above, for registering in nn::Parameters.
+struct BlockParamSpec {
+  const char* name;
+  std::vector<int> shape;
+};
+std::vector<BlockParamSpec> block_param_specs(int C, int F);
+
+/// Parameter count: 2·2C (norms) + 4C² + 4C (attention) + 2CF + F + C.
+/// 12704 for C = 32, F = 128 (the course's script 17).
+std::size_t block_param_count(int C, int F);
+
+/// Initialises as PyTorch constructs the block after the generator's
+/// current state: norm1 (no draws), attn (out_proj Linear, then xavier on
+/// in_proj; torch_rng.md §7), norm2, ff.0 = Linear(C, F), ff.2 = Linear(F, C).
+void block_init(random::Generator& gen, const BlockTensors<float>& w, int C, int F);
+
+/// Activations and scratch for batches up to max_batch, allocated once.
+template <class Real>
+struct BlockWorkspace {
+  BlockWorkspace(int max_batch, int T, int C, int H, int F);
+  int max_batch;
+  std::vector<Real> h1, mean1, rstd1, a, x1, h2, mean2, rstd2, f1, g1, f2, mha_cache;  // forward
+  std::vector<std::uint8_t> keep_attn, keep_ff;                                       // dropout masks
+  Real scale_attn = 1, scale_ff = 1;
+  bool dropped = false;                                                               // masks in use
+  std::vector<Real> dx1, df2, dg1, df1, dh2, dh1, mha_scratch;                         // backward
+};
+
+/// Forward pass: out (B, T, C) from x (B, T, C). With `train` non-null and
+/// p > 0 the dropout masks are drawn from it in PyTorch's order (attention
+/// weights (B, H, T, T), then the feed-forward output (B, T, C)); with
+/// nullptr the block runs in evaluation mode. Throws std::invalid_argument
+/// for a batch beyond the workspace or heads not dividing C.
+template <class Real>
+void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
+                               const BlockDims& d, random::Generator* train);
+
+/// Backward pass: ADDS dLoss/dx into dx (B, T, C) and the parameter
+/// gradients into `grad`, given dout (B, T, C) and the workspace of the
+/// forward pass on the same x.
+template <class Real>
+void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockWorkspace<Real>& ws,
+                                const Real* dout, const Real* x, const BlockTensors<Real>& w, const BlockDims& d);
+
+}  // namespace attnlab::models

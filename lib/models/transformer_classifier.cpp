@@ -1,0 +1,112 @@
+#include "models/transformer_classifier.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "nn/cross_entropy.hpp"
+#include "nn/embedding.hpp"
+#include "nn/layer_norm.hpp"
+#include "nn/linear.hpp"
+#include "nn/mean_over_time.hpp"
+
+namespace attnlab::models {
+
+TransformerClassifier::TransformerClassifier(const TransformerClassifierConfig& cfg, random::Generator& init,
+                                             int max_batch, int length)
+    : cfg_(cfg), max_batch_(max_batch), T_(length) {
+  const int C = cfg.d_model, F = cfg.ff_mult * cfg.d_model, K = cfg.n_classes;
+  nn::mha_dims(1, length, length, C, cfg.n_heads);  // throws when heads do not divide d_model
+  if (length > cfg.max_len)
+    throw std::invalid_argument("sequence length " + std::to_string(length) + " exceeds the position table (" +
+                                std::to_string(cfg.max_len) + ")");
+  if (max_batch < 1 || cfg.n_blocks < 1 || F < 1) throw std::invalid_argument("non-positive model size");
+  tok_ = params.add("tok.weight", {cfg.vocab, C});
+  pos_ = params.add("pos.weight", {cfg.max_len, C});
+  for (int b = 0; b < cfg.n_blocks; ++b) {
+    block_first_.push_back(params.info().size());
+    for (const auto& p : block_param_specs(C, F))
+      params.add("blocks." + std::to_string(b) + "." + p.name, p.shape);
+  }
+  norm_w_ = params.add("norm.weight", {C});
+  norm_b_ = params.add("norm.bias", {C});
+  head_w_ = params.add("head.weight", {K, C});
+  head_b_ = params.add("head.bias", {K});
+  params.allocate();
+
+  nn::embedding_init(init, params.value(tok_), cfg.vocab, C);
+  nn::embedding_init(init, params.value(pos_), cfg.max_len, C);
+  for (int b = 0; b < cfg.n_blocks; ++b) block_init(init, tensors(b, false), C, F);
+  nn::layer_norm_init(params.value(norm_w_), params.value(norm_b_), C);
+  nn::linear_init(init, params.value(head_w_), params.value(head_b_), C, K);
+
+  const std::size_t N = static_cast<std::size_t>(max_batch) * length;
+  for (int b = 0; b < cfg.n_blocks; ++b) ws_.emplace_back(max_batch, length, C, cfg.n_heads, F);
+  hs_.assign(cfg.n_blocks + 1, std::vector<float>(N * C));
+  for (auto* v : {&n_, &dn_, &dh_a_, &dh_b_}) v->resize(N * C);
+  mean_.resize(N);
+  rstd_.resize(N);
+  pooled_.resize(static_cast<std::size_t>(max_batch) * C);
+  dpooled_.resize(pooled_.size());
+  for (auto* v : {&logits_, &probs_, &dlogits_}) v->resize(static_cast<std::size_t>(max_batch) * K);
+}
+
+BlockDims TransformerClassifier::dims(int B) const {
+  return {B, T_, cfg_.d_model, cfg_.n_heads, cfg_.ff_mult * cfg_.d_model, cfg_.dropout};
+}
+
+BlockTensors<float> TransformerClassifier::tensors(std::size_t block, bool grads) {
+  const std::size_t i = block_first_[block];
+  auto p = [&](std::size_t k) { return grads ? params.grad(i + k) : params.value(i + k); };
+  return {p(0), p(1), p(2), p(3), p(4), p(5), p(6), p(7), p(8), p(9), p(10), p(11)};
+}
+
+void TransformerClassifier::forward(const std::int32_t* tokens, int B, random::Generator* train) {
+  if (B < 1 || B > max_batch_) throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit");
+  const int T = T_, C = cfg_.d_model, N = B * T;
+  // h0 (B, T, C) = tok(x) + pos(arange(T))
+  nn::embedding_forward(hs_[0].data(), tokens, params.value(tok_), N, cfg_.vocab, C);
+  nn::position_embedding_forward(hs_[0].data(), params.value(pos_), B, T, C, cfg_.max_len);
+  for (int b = 0; b < cfg_.n_blocks; ++b)
+    transformer_block_forward(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B), train);
+  // logits = head(mean_T(LN(h)))
+  nn::layer_norm_forward(n_.data(), mean_.data(), rstd_.data(), hs_[cfg_.n_blocks].data(), params.value(norm_w_),
+                         params.value(norm_b_), N, C);
+  nn::mean_over_time_forward(pooled_.data(), n_.data(), B, T, C);
+  nn::linear_forward(logits_.data(), pooled_.data(), params.value(head_w_), params.value(head_b_), B, C,
+                     cfg_.n_classes);
+}
+
+float TransformerClassifier::train_step(const std::int32_t* tokens, const std::int32_t* labels, int B,
+                                        random::Generator& g) {
+  forward(tokens, B, &g);
+  const int T = T_, C = cfg_.d_model, K = cfg_.n_classes, N = B * T;
+  const float loss = nn::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);
+  std::fill_n(dlogits_.begin(), B * K, 0.0f);
+  std::fill_n(dpooled_.begin(), B * C, 0.0f);
+  std::fill_n(dn_.begin(), N * C, 0.0f);
+  nn::cross_entropy_backward(dlogits_.data(), 1.0f, probs_.data(), labels, B, K);
+  nn::linear_backward(dpooled_.data(), params.grad(head_w_), params.grad(head_b_), dlogits_.data(),
+                      pooled_.data(), params.value(head_w_), B, C, K);
+  nn::mean_over_time_backward(dn_.data(), dpooled_.data(), B, T, C);
+  // dh_a holds the gradient of the current block's output, dh_b receives its input's.
+  std::fill_n(dh_a_.begin(), N * C, 0.0f);
+  nn::layer_norm_backward(dh_a_.data(), params.grad(norm_w_), params.grad(norm_b_), dn_.data(), mean_.data(),
+                          rstd_.data(), hs_[cfg_.n_blocks].data(), params.value(norm_w_), N, C);
+  for (int b = cfg_.n_blocks - 1; b >= 0; --b) {
+    std::fill_n(dh_b_.begin(), N * C, 0.0f);
+    transformer_block_backward(dh_b_.data(), tensors(b, true), ws_[b], dh_a_.data(), hs_[b].data(),
+                               tensors(b, false), dims(B));
+    std::swap(dh_a_, dh_b_);
+  }
+  nn::embedding_backward(params.grad(tok_), dh_a_.data(), tokens, N, cfg_.vocab, C);
+  nn::position_embedding_backward(params.grad(pos_), dh_a_.data(), B, T, C, cfg_.max_len);
+  return loss;
+}
+
+void TransformerClassifier::logits(const std::int32_t* tokens, int B, float* out) {
+  forward(tokens, B, nullptr);
+  std::copy_n(logits_.begin(), B * cfg_.n_classes, out);
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,58 @@
+// The course's day-7 attention classifier (shared/course/18_rnn_vs_attention.py):
+//   h = tok(x) + pos(arange(T)); h = block_n(...block_1(h)); logits = head(mean_T(LN(h)))
+// with the pre-norm blocks of transformer_block.hpp.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/transformer_block.hpp"
+#include "nn/parameters.hpp"
+#include "random/generator.hpp"
+
+namespace attnlab::models {
+
+struct TransformerClassifierConfig {
+  int vocab = 10;
+  int max_len = 16;
+  int d_model = 32;
+  int n_heads = 4;
+  int n_blocks = 2;
+  int ff_mult = 4;        // the feed-forward width is ff_mult · d_model
+  double dropout = 0.1;   // attention weights and feed-forward output
+  int n_classes = 2;
+};
+
+/// Parameters named and ordered as PyTorch's state_dict: tok.weight,
+/// pos.weight, blocks.{i}.{norm1,attn,norm2,ff}.… (block_param_specs), norm.weight,
+/// norm.bias, head.weight, head.bias; built from `init` in constructor order,
+/// so the weights equal PyTorch's for the same seed (13666 parameters with one
+/// block, 26370 with two, as the course prints). Throws
+/// std::invalid_argument for dims that do not fit.
+class TransformerClassifier {
+ public:
+  TransformerClassifier(const TransformerClassifierConfig& cfg, random::Generator& init, int max_batch, int length);
+
+  nn::Parameters params;
+
+  /// Training step: forward with dropout drawn from `g` in PyTorch's order,
+  /// mean cross-entropy, backward adding into params.grads(); returns the loss.
+  float train_step(const std::int32_t* tokens, const std::int32_t* labels, int B, random::Generator& g);
+  /// Evaluation forward (no dropout): logits (B, K).
+  void logits(const std::int32_t* tokens, int B, float* out);
+
+ private:
+  void forward(const std::int32_t* tokens, int B, random::Generator* train);
+  BlockDims dims(int B) const;
+  BlockTensors<float> tensors(std::size_t block, bool grads);
+  TransformerClassifierConfig cfg_;
+  int max_batch_, T_;
+  std::size_t tok_, pos_, norm_w_, norm_b_, head_w_, head_b_;
+  std::vector<std::size_t> block_first_;  // index of each block's first parameter
+  std::vector<BlockWorkspace<float>> ws_;
+  std::vector<std::vector<float>> hs_;    // hs_[i] (B, T, C): the input of block i; hs_[n] the last output
+  std::vector<float> n_, mean_, rstd_, pooled_, logits_, probs_;
+  std::vector<float> dlogits_, dpooled_, dn_, dh_a_, dh_b_;
+};
+
+}  // namespace attnlab::models

@@ -1,0 +1,32 @@
+#include "optim/adamw.hpp"
+
+#include <cmath>
+
+namespace attnlab::optim {
+
+AdamW::AdamW(std::size_t n_params, AdamWConfig config) : c_(config), m_(n_params, 0.0f), v_(n_params, 0.0f) {}
+
+void AdamW::step(float* params, const float* grads) {
+  ++t_;
+  // Scalars are computed in double, as Python does, and meet the float32
+  // tensors as float32, as PyTorch's CPU kernels take them.
+  const float decay = static_cast<float>(1.0 - c_.lr * c_.weight_decay);
+  const float b1 = static_cast<float>(c_.beta1), one_minus_b1 = static_cast<float>(1.0 - c_.beta1);
+  const float b2 = static_cast<float>(c_.beta2), one_minus_b2 = static_cast<float>(1.0 - c_.beta2);
+  const double bias_correction1 = 1.0 - std::pow(c_.beta1, static_cast<double>(t_));
+  const double bias_correction2 = 1.0 - std::pow(c_.beta2, static_cast<double>(t_));
+  const float step_size = static_cast<float>(c_.lr / bias_correction1);
+  const float bc2_sqrt = static_cast<float>(std::sqrt(bias_correction2));
+  const float eps = static_cast<float>(c_.eps);
+  const std::size_t n = m_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const float g = grads[i];
+    params[i] *= decay;
+    m_[i] = m_[i] * b1 + one_minus_b1 * g;
+    v_[i] = v_[i] * b2 + one_minus_b2 * g * g;
+    const float denom = std::sqrt(v_[i]) / bc2_sqrt + eps;
+    params[i] -= step_size * (m_[i] / denom);
+  }
+}
+
+}  // namespace attnlab::optim

@@ -1,0 +1,36 @@
+// Reading a spec file and checking it against its kind's declaration,
+// before any work is done.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "spec/param.hpp"
+#include "spec/spec_error.hpp"
+
+namespace attnlab::spec {
+
+/// Parses `text` as one JSON object. Throws SpecError naming `file`, the
+/// line and the column for malformed JSON, and refuses a document that is
+/// not an object.
+nlohmann::json parse_spec_text(const std::string& text, const std::string& file);
+
+/// Reads and parses `path`. Throws SpecError when it cannot be read.
+nlohmann::json read_spec_file(const std::string& path);
+
+/// Checks every key of `doc` (except "experiment") against `params`:
+/// unknown keys (with the closest valid key suggested), wrong JSON types,
+/// values out of range, lists of the wrong length or with bad items. Returns
+/// the spec with every missing parameter set to its default (keys sorted,
+/// as nlohmann::json keeps them). Throws SpecError at the first
+/// problem, with its JSON pointer.
+nlohmann::json fill_and_check(const nlohmann::json& doc, const std::string& kind,
+                              const std::vector<Param>& params, const std::string& file);
+
+/// The candidate nearest to `word` by edit distance, or "" when none is
+/// within a third of the word's length (plus one).
+std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace attnlab::spec

@@ -1,0 +1,38 @@
+#include "training/parallel.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace attnlab::training {
+
+void run_parallel(int n, int jobs, const std::function<void(int)>& task) {
+  const int workers = std::max(1, std::min(jobs, n));
+  if (workers == 1) {
+    for (int i = 0; i < n; ++i) task(i);
+    return;
+  }
+  std::atomic<int> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&] {
+    for (int i = next++; i < n; i = next++) {
+      try {
+        task(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = n;  // stop handing out work
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int w = 0; w < workers; ++w) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace attnlab::training

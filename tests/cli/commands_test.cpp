@@ -1,0 +1,116 @@
+// The subcommands as a user meets them: the course's table on stdout, the
+// filled spec, the list of kinds, result files that are whole or absent.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/run_binary.hpp"
+
+namespace attnlab::testing {
+namespace {
+
+const std::string kSpecs = ATTNLAB_EXPERIMENTS_DIR;
+const std::string kCourse = ATTNLAB_COURSE_DIR;
+
+TEST(Commands, SqrtDPrintsTheCourseTableByteForByte) {
+  ScratchDir dir("sqrt_d");
+  const Outcome o = run_attnlab("run " + kSpecs + "/sqrt_d.json", dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  // The course's own printed output (shared/course/04_sqrt_d.course.txt),
+  // which PyTorch 1.13 reproduces digit for digit.
+  EXPECT_EQ(o.out, slurp(kCourse + "/04_sqrt_d.course.txt"));
+}
+
+TEST(Commands, SameSpecSameBytesWhateverTheJobs) {
+  ScratchDir dir("jobs");
+  const Outcome one = run_attnlab("run -j 1 " + kSpecs + "/sqrt_d.json", dir);
+  const Outcome two = run_attnlab("run -j 2 " + kSpecs + "/sqrt_d.json", dir);
+  ASSERT_EQ(one.exit_code, 0);
+  EXPECT_EQ(one.out, two.out);
+}
+
+TEST(Commands, ShowFillsDefaults) {
+  ScratchDir dir("show");
+  const std::string spec = dir.write("s.json", R"({"experiment": "sqrt_d", "widths": [16]})");
+  const Outcome o = run_attnlab("show " + spec, dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j.at("widths"), nlohmann::json({16}));
+  EXPECT_EQ(j.at("n_keys"), 20);
+  EXPECT_EQ(j.at("seed"), 0);
+  EXPECT_EQ(j.at("experiment"), "sqrt_d");
+}
+
+TEST(Commands, ListNamesEveryKindOnALine) {
+  ScratchDir dir("list");
+  const Outcome o = run_attnlab("list", dir);
+  ASSERT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.out.find("sqrt_d "), 0u) << "sqrt_d (script 04) comes first in course order:\n" << o.out;
+  EXPECT_NE(o.out.find("why attention divides by sqrt(d)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\npositions "), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("n_keys"), std::string::npos) << "parameters only when a kind is named";
+}
+
+TEST(Commands, ListWithAKindShowsItsParameters) {
+  ScratchDir dir("list_kind");
+  const Outcome o = run_attnlab("list sqrt_d", dir);
+  ASSERT_EQ(o.exit_code, 0);
+  EXPECT_NE(o.out.find("    n_keys = 20\n        keys scored against the one query"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("an integer in [2, 100000]"), std::string::npos) << o.out;
+  EXPECT_EQ(run_attnlab("list nosuchkind", dir).exit_code, 2);
+}
+
+TEST(Commands, ValidateSaysOkOnStderrOnly) {
+  ScratchDir dir("validate");
+  const Outcome o = run_attnlab("validate " + kSpecs + "/sqrt_d.json", dir);
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.out, "");
+  EXPECT_NE(o.err.find("ok (sqrt_d)"), std::string::npos);
+}
+
+TEST(Commands, VersionAndHelp) {
+  ScratchDir dir("help");
+  const Outcome v = run_attnlab("--version", dir);
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out, std::string("attnlab ") + ATTNLAB_VERSION + "\n");
+  const Outcome h = run_attnlab("--help", dir);
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.out.find("Examples:"), std::string::npos);
+  EXPECT_NE(h.out.find("Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running."), std::string::npos);
+}
+
+TEST(Commands, JsonOutputToFileCarriesSpecAndFigures) {
+  ScratchDir dir("json");
+  const auto out = (dir.path / "result.json").string();
+  const Outcome o =
+      run_attnlab("run " + kSpecs + "/sqrt_d.json --set 'widths=[8]' --format json -o " + out, dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "");
+  const auto j = nlohmann::json::parse(slurp(out));
+  const auto& r = j.at("results").at(0);
+  EXPECT_EQ(r.at("experiment"), "sqrt_d");
+  EXPECT_EQ(r.at("spec").at("widths"), nlohmann::json({8}));
+  // 3.579 is the course's printed score std for width 8.
+  EXPECT_NEAR(r.at("data").at("rows").at(0).at("score_std").get<double>(), 3.579, 5e-4);
+}
+
+TEST(Commands, UnwritableOutputFailsWithExitOneAndLeavesNothing) {
+  ScratchDir dir("unwritable");
+  const auto out = (dir.path / "no_such_dir" / "r.txt").string();
+  const Outcome o = run_attnlab("run " + kSpecs + "/sqrt_d.json -o " + out, dir);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_NE(o.err.find("cannot write"), std::string::npos) << o.err;
+}
+
+TEST(Commands, SeveralSpecsAreSeparatedByALineNamingEach) {
+  ScratchDir dir("several");
+  const std::string a = dir.write("a.json", R"({"experiment": "sqrt_d", "widths": [8]})");
+  const Outcome o = run_attnlab("run " + a + " " + a, dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out.find("== sqrt_d: " + a + " ==\n"), 0u) << o.out;
+  EXPECT_NE(o.out.find("\n\n== sqrt_d: " + a + " ==\n"), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace attnlab::testing

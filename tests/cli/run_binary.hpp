@@ -1,0 +1,54 @@
+// Running the attnlab binary as a user would, for end-to-end tests.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace attnlab::testing {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A scratch folder of its own for each test, removed afterwards.
+struct ScratchDir {
+  std::filesystem::path path;
+  explicit ScratchDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / ("attnlab_test_" + name + "_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& file, const std::string& content) const {
+    const auto p = path / file;
+    std::ofstream(p, std::ios::binary) << content;
+    return p.string();
+  }
+};
+
+/// Runs `attnlab ARGS` through the shell; ARGS is shell text.
+inline Outcome run_attnlab(const std::string& args, const ScratchDir& dir) {
+  const auto out = dir.path / "stdout.txt", err = dir.path / "stderr.txt";
+  const std::string cmd = std::string("'") + ATTNLAB_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
+                          err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Outcome o;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
+}
+
+}  // namespace attnlab::testing

@@ -1,0 +1,118 @@
+// Every way a spec is refused: before any work, with the file, the JSON path
+// and what would be valid, and exit code 2. Nothing reaches stdout.
+#include <gtest/gtest.h>
+
+#include "cli/run_binary.hpp"
+
+namespace attnlab::testing {
+namespace {
+
+class SpecErrors : public ::testing::Test {
+ protected:
+  ScratchDir dir{"spec_errors"};
+  Outcome refuse(const std::string& spec_text, const std::string& extra = "") {
+    const std::string file = dir.write("spec.json", spec_text);
+    Outcome o = run_attnlab("run '" + file + "' " + extra, dir);
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_EQ(o.out, "") << "a refused spec must print no table";
+    EXPECT_NE(o.err.find(file), std::string::npos) << "the message must name the file: " << o.err;
+    return o;
+  }
+};
+
+TEST_F(SpecErrors, MalformedJsonGivesLineAndColumn) {
+  const Outcome o = refuse("{\n  \"experiment\": \"sqrt_d\",\n  \"widths\": [8, 64,, 512]\n}\n");
+  EXPECT_NE(o.err.find("not valid JSON (line 3, column 20)"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, NotAnObject) {
+  const Outcome o = refuse("[1, 2]");
+  EXPECT_NE(o.err.find("must be a JSON object"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, MissingExperimentKey) {
+  const Outcome o = refuse(R"({"seed": 0})");
+  EXPECT_NE(o.err.find("at /experiment: missing the key \"experiment\"; known kinds: "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("sqrt_d"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, UnknownKindListsKnownOnesAndSuggests) {
+  const Outcome o = refuse(R"({"experiment": "sqrtd"})");
+  EXPECT_NE(o.err.find("unknown experiment \"sqrtd\" (did you mean \"sqrt_d\"?); known kinds: "), std::string::npos)
+      << o.err;
+}
+
+TEST_F(SpecErrors, UnknownKeySuggestsClosest) {
+  const Outcome o = refuse(R"({"experiment": "sqrt_d", "widht": [8]})");
+  EXPECT_NE(o.err.find("at /widht: unknown key \"widht\" for experiment \"sqrt_d\" (did you mean \"widths\"?)"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("valid keys: experiment, "), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, WrongTypeNamesPathAndAllowed) {
+  const Outcome o = refuse(R"({"experiment": "sqrt_d", "n_keys": "twenty"})");
+  EXPECT_NE(o.err.find("at /n_keys: \"twenty\" is not allowed for \"n_keys\""), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("expected an integer in [2, 100000]"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, OutOfRangeListItemNamesItsIndex) {
+  const Outcome o = refuse(R"({"experiment": "sqrt_d", "widths": [8, 0, 512]})");
+  EXPECT_NE(o.err.find("at /widths/1: 0 is not allowed in \"widths\""), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("each in [1, 65536]"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, FractionalIntegerRefused) {
+  const Outcome o = refuse(R"({"experiment": "sqrt_d", "seed": 1.5})");
+  EXPECT_NE(o.err.find("at /seed: 1.5 is not allowed"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, OverrideIsCheckedLikeTheFile) {
+  const Outcome o = refuse(R"({"experiment": "sqrt_d"})", "--set n_keys=1");
+  EXPECT_NE(o.err.find("at /n_keys: 1 is not allowed"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, HeadsMustDivideTheWidth) {
+  const Outcome o = refuse(R"({"experiment": "positions", "d_model": 32, "n_heads": 3})");
+  EXPECT_NE(o.err.find("at /n_heads: n_heads 3 does not divide d_model 32"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, UnknownVariantSuggestsTheValidOne) {
+  const Outcome o = refuse(R"({"experiment": "positions", "variants": ["none", "learnt"]})");
+  EXPECT_NE(o.err.find("at /variants/1: \"learnt\" is not allowed in \"variants\""), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("strings from \"none\", \"learned\""), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, MissingFileIsBadUsage) {
+  const Outcome o = run_attnlab("validate '" + (dir.path / "nope.json").string() + "'", dir);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("nope.json: cannot open the file"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, RunRefusesMissingFileBeforeWork) {
+  const Outcome o = run_attnlab("run '" + (dir.path / "nope.json").string() + "'", dir);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(o.out, "");
+}
+
+TEST_F(SpecErrors, OneBadSpecAmongGoodOnesRunsNothing) {
+  const std::string good = dir.write("good.json", R"({"experiment": "sqrt_d"})");
+  const std::string bad = dir.write("bad.json", R"({"experiment": "sqrt_d", "n_keys": -3})");
+  const Outcome o = run_attnlab("run '" + good + "' '" + bad + "'", dir);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.out, "") << "the good spec must not run when another is refused";
+  EXPECT_NE(o.err.find("bad.json: at /n_keys"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, UnknownOptionIsBadUsage) {
+  const Outcome o = run_attnlab("run --frobnicate x.json", dir);
+  EXPECT_EQ(o.exit_code, 2);
+}
+
+TEST_F(SpecErrors, NoSubcommandIsBadUsage) {
+  const Outcome o = run_attnlab("", dir);
+  EXPECT_EQ(o.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace attnlab::testing

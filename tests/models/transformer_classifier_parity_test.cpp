@@ -1,0 +1,49 @@
+// Script 18's AttentionClassifier(blocks=1) against PyTorch 1.13: initial
+// weights bit for bit; then, with the dropout masks drawn from the same
+// generator state PyTorch's training batch used, the loss and every
+// parameter gradient within 1e-5 relative.
+// Figures: data/models/attention_1block.json from scripts/make_model_goldens.py.
+#include <gtest/gtest.h>
+
+#include "data/loader_order.hpp"
+#include "models/transformer_classifier.hpp"
+#include "support/parity.hpp"
+
+namespace attnlab::testing {
+namespace {
+
+TEST(TransformerClassifierParity, OneBlockWithDropout) {
+  const auto golden = load_golden("models/attention_1block.json");
+  models::TransformerClassifierConfig cfg;
+  cfg.n_blocks = 1;
+  random::Generator init(0);
+  const auto& batch = golden.at("batch");
+  const int B = batch.at("B"), T = batch.at("T");
+  models::TransformerClassifier model(cfg, init, B, T);
+  expect_same_layout(model.params, golden);
+  expect_init_bitwise(model.params, golden);
+
+  // PyTorch seeded 0, drew the loader's order (4 words), then ran the batch.
+  random::Generator g(0);
+  data::shuffled_epoch_order(g, 8000);
+  const auto tokens = batch.at("tokens").get<std::vector<std::int32_t>>();
+  const auto labels = batch.at("labels").get<std::vector<std::int32_t>>();
+  model.params.zero_grad();
+  const float loss = model.train_step(tokens.data(), labels.data(), B, g);
+  EXPECT_NEAR(loss, golden.at("loss").get<double>(), 1e-5 * golden.at("loss").get<double>());
+  expect_grads_close(model.params, golden, 1e-5);
+}
+
+TEST(TransformerClassifierParity, ParameterCountsAreTheCourses) {
+  // Course script 18 prints 13666 (one block) and 26370 (two); script 17 12704 per block.
+  for (const auto& [blocks, count] : {std::pair{1, 13666u}, std::pair{2, 26370u}}) {
+    random::Generator init(0);
+    models::TransformerClassifierConfig cfg;
+    cfg.n_blocks = blocks;
+    EXPECT_EQ(models::TransformerClassifier(cfg, init, 2, 8).params.count(), count);
+  }
+  EXPECT_EQ(models::block_param_count(32, 128), 12704u);
+}
+
+}  // namespace
+}  // namespace attnlab::testing
