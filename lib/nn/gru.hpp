@@ -20,10 +20,14 @@
 namespace attnlab::nn {
 
 /// Elements of the cache gru_forward fills and gru_backward reads:
-/// 8·B·T·H + 6·B·H. Throws std::invalid_argument unless B, T, H >= 1.
+/// 8·B·T·H + 6·B·H + 16 when B·H is a multiple of 16 (otherwise a little
+/// more: blocks inside start on 64-byte boundaries, so that the SIMD gate maths
+/// never falls back to scalar expf/tanhf). Throws std::invalid_argument unless
+/// B, T, H >= 1.
 std::size_t gru_cache_size(int B, int T, int H);
 
-/// Elements of the scratch gru_backward uses: 7·B·T·H + 6·B·H.
+/// Elements of the scratch gru_backward uses: 7·B·T·H + 6·B·H + 16 when
+/// B·H is a multiple of 16 (otherwise a little more, as for the cache).
 /// Throws std::invalid_argument unless B, T, H >= 1.
 std::size_t gru_scratch_size(int B, int T, int H);
 
@@ -48,7 +52,8 @@ void gru_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
 ///   dinp (B, T, I), dweight_ih (3H, I), dweight_hh (3H, H), dbias_ih (3H), dbias_hh (3H);
 /// any of them may be null to skip it (dinp is null after an embedding).
 ///   scratch (gru_scratch_size(B, T, H)): overwritten
-///   cache: as gru_forward left it, with the same inp and weights
+///   cache: the same buffer (same address: its blocks are aligned relative
+///     to it) as gru_forward filled, with the same inp and weights
 /// Throws std::invalid_argument unless B, T, I, H >= 1.
 template <class Real>
 void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,

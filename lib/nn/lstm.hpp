@@ -19,10 +19,14 @@
 namespace attnlab::nn {
 
 /// Elements of the cache lstm_forward fills and lstm_backward reads:
-/// 11·B·T·H + 8·B·H. Throws std::invalid_argument unless B, T, H >= 1.
+/// 11·B·T·H + 8·B·H + 16 when B·H is a multiple of 16 (otherwise a little
+/// more: blocks inside start on 64-byte boundaries, so that the SIMD gate maths
+/// never falls back to scalar expf/tanhf). Throws std::invalid_argument unless
+/// B, T, H >= 1.
 std::size_t lstm_cache_size(int B, int T, int H);
 
-/// Elements of the scratch lstm_backward uses: 5·B·T·H + 7·B·H.
+/// Elements of the scratch lstm_backward uses: 5·B·T·H + 7·B·H + 16 when
+/// B·H is a multiple of 16 (otherwise a little more, as for the cache).
 /// Throws std::invalid_argument unless B, T, H >= 1.
 std::size_t lstm_scratch_size(int B, int T, int H);
 
@@ -47,7 +51,8 @@ void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih
 ///   dinp (B, T, I), dweight_ih (4H, I), dweight_hh (4H, H), dbias_ih (4H), dbias_hh (4H);
 /// any of them may be null to skip it (dinp is null after an embedding).
 ///   scratch (lstm_scratch_size(B, T, H)): overwritten
-///   cache: as lstm_forward left it, with the same inp and weights
+///   cache: the same buffer (same address: its blocks are aligned relative
+///     to it) as lstm_forward filled, with the same inp and weights
 /// Throws std::invalid_argument unless B, T, I, H >= 1.
 template <class Real>
 void lstm_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,

@@ -84,6 +84,17 @@ inline void tanh_into(Real* dst, const Real* src, std::size_t n) {
   xt::noalias(y) = xt::tanh(x);
 }
 
+/// d[0..n) = s[0..n). Rows of a hidden size of 2 to 8 are shorter than the
+/// cost of a call to memcpy, which dominated the copies at those sizes.
+template <class Real>
+inline void copy_row(Real* __restrict d, const Real* __restrict s, int n) {
+  if (n <= 8) {
+    for (int j = 0; j < n; ++j) d[j] = s[j];
+  } else {
+    std::memcpy(d, s, sizeof(Real) * n);
+  }
+}
+
 /// Gate-major gather of one step: for k < K, gate k's block of P (B, H) starts
 /// at P + k·ldp and
 ///   P[k·ldp + b·H + :H] = A[b·lda + k·H + :H] (+ Bm[b·ldb + k·H + :H] when Bm).
@@ -99,7 +110,7 @@ inline void gather_gates(Real* __restrict P, std::size_t ldp, const Real* __rest
         const Real* m = Bm + b * ldb + static_cast<std::size_t>(k) * H;
         for (int j = 0; j < H; ++j) p[j] = a[j] + m[j];
       } else {
-        std::memcpy(p, a, sizeof(Real) * H);
+        copy_row(p, a, H);
       }
     }
   }
@@ -111,24 +122,24 @@ inline void scatter_gates(Real* __restrict A, std::size_t lda, const Real* __res
                           std::size_t ldp, int B, int K, int H) {
   for (int k = 0; k < K; ++k)
     for (int b = 0; b < B; ++b)
-      std::memcpy(A + b * lda + static_cast<std::size_t>(k) * H,
-                  P + k * ldp + static_cast<std::size_t>(b) * H, sizeof(Real) * H);
+      copy_row(A + b * lda + static_cast<std::size_t>(k) * H,
+               P + k * ldp + static_cast<std::size_t>(b) * H, H);
 }
 
 /// dst (B, T, C) [b, t, :] = src (B, C) [b, :].
 template <class Real>
 inline void put_step(Real* dst, const Real* src, int B, int T, int t, int C) {
   for (int b = 0; b < B; ++b)
-    std::memcpy(dst + (static_cast<std::size_t>(b) * T + t) * C, src + static_cast<std::size_t>(b) * C,
-                sizeof(Real) * C);
+    copy_row(dst + (static_cast<std::size_t>(b) * T + t) * C, src + static_cast<std::size_t>(b) * C,
+             C);
 }
 
 /// dst (B, C) [b, :] = src (B, T, C) [b, t, :].
 template <class Real>
 inline void take_step(Real* dst, const Real* src, int B, int T, int t, int C) {
   for (int b = 0; b < B; ++b)
-    std::memcpy(dst + static_cast<std::size_t>(b) * C, src + (static_cast<std::size_t>(b) * T + t) * C,
-                sizeof(Real) * C);
+    copy_row(dst + static_cast<std::size_t>(b) * C, src + (static_cast<std::size_t>(b) * T + t) * C,
+             C);
 }
 
 /// Every row of out (N, C) = bias (+ bias2 when not null).
@@ -169,8 +180,8 @@ inline void previous_hidden(Real* hprev, const Real* h, std::size_t step, int B,
     Real* row = hprev + static_cast<std::size_t>(b) * T * H;
     std::memset(row, 0, sizeof(Real) * H);
     for (int t = 1; t < T; ++t)
-      std::memcpy(row + static_cast<std::size_t>(t) * H,
-                  h + (t - 1) * step + static_cast<std::size_t>(b) * H, sizeof(Real) * H);
+      copy_row(row + static_cast<std::size_t>(t) * H,
+               h + (t - 1) * step + static_cast<std::size_t>(b) * H, H);
   }
 }
 

@@ -14,10 +14,14 @@
 namespace attnlab::nn {
 
 /// Elements of the cache rnn_forward fills and rnn_backward reads:
-/// 2·B·T·H + 2·B·H. Throws std::invalid_argument unless B, T, H >= 1.
+/// 2·B·T·H + 2·B·H + 16 when B·H is a multiple of 16 (otherwise a little
+/// more: blocks inside start on 64-byte boundaries, so that the SIMD gate maths
+/// never falls back to scalar expf/tanhf). Throws std::invalid_argument unless
+/// B, T, H >= 1.
 std::size_t rnn_cache_size(int B, int T, int H);
 
-/// Elements of the scratch rnn_backward uses: 2·B·T·H + 2·B·H.
+/// Elements of the scratch rnn_backward uses: 2·B·T·H + 2·B·H + 16 when
+/// B·H is a multiple of 16 (otherwise a little more, as for the cache).
 /// Throws std::invalid_argument unless B, T, H >= 1.
 std::size_t rnn_scratch_size(int B, int T, int H);
 
@@ -42,7 +46,8 @@ void rnn_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
 ///   dinp (B, T, I), dweight_ih (H, I), dweight_hh (H, H), dbias_ih (H), dbias_hh (H);
 /// any of them may be null to skip it (dinp is null after an embedding).
 ///   scratch (rnn_scratch_size(B, T, H)): overwritten
-///   cache: as rnn_forward left it, with the same inp and weights
+///   cache: the same buffer (same address: its blocks are aligned relative
+///     to it) as rnn_forward filled, with the same inp and weights
 /// Throws std::invalid_argument unless B, T, I, H >= 1.
 template <class Real>
 void rnn_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,

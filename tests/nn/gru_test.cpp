@@ -70,6 +70,10 @@ TEST(GruTest, RefusesEmptySizesNamingThem) {
   EXPECT_THROW(gru_scratch_size(4, 8, 0), std::invalid_argument);
 }
 
+TEST(GruTest, GivesTheSameResultsAtAnyBufferOffset) {
+  testing::check_any_buffer_offset(gru_cell<float>());
+}
+
 TEST(GruTest, InitMatchesTorchBitForBit) { testing::check_recurrent_init(gru_cell<float>()); }
 
 // Figures from PyTorch 1.13 (scripts/make_recurrent_goldens.py).

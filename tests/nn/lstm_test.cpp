@@ -73,6 +73,10 @@ TEST(LstmTest, RefusesEmptySizesNamingThem) {
   EXPECT_EQ(recurrent_param_count(kLstmGates, 32, 64), 4u * 64 * (32 + 64 + 2));
 }
 
+TEST(LstmTest, GivesTheSameResultsAtAnyBufferOffset) {
+  testing::check_any_buffer_offset(lstm_cell<float>());
+}
+
 TEST(LstmTest, InitMatchesTorchBitForBit) { testing::check_recurrent_init(lstm_cell<float>()); }
 
 // Figures from PyTorch 1.13 (scripts/make_recurrent_goldens.py).

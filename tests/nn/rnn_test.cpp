@@ -70,6 +70,10 @@ TEST(RnnTest, RefusesEmptySizesNamingThem) {
   EXPECT_THROW(rnn_init(gen, &w, &w, &w, &w, 4, 0), std::invalid_argument);
 }
 
+TEST(RnnTest, GivesTheSameResultsAtAnyBufferOffset) {
+  testing::check_any_buffer_offset(rnn_cell<float>());
+}
+
 TEST(RnnTest, InitMatchesTorchBitForBit) { testing::check_recurrent_init(rnn_cell<float>()); }
 
 // Figures from PyTorch 1.13 (scripts/make_recurrent_goldens.py).
