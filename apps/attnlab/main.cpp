@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <iostream>
 #include <thread>
 
 #include "experiments/registry.hpp"
 #include "experiments/runner.hpp"
 #include "report/atomic_file.hpp"
+#include "report/check.hpp"
 #include "spec/param.hpp"
 #include "spec/spec_error.hpp"
 #include "tensor/gemm.hpp"
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
   app.footer(R"(Examples:
   attnlab run experiments/positions.json          print the course's table
   attnlab run experiments/*.json                  every table of the chapter, in course order
+  attnlab run experiments/*.json --check data/chapter.txt   fail (exit 1) when a table drifts
   attnlab run experiments/bottleneck.json --set 'hidden_sizes=[16,32]' --format json -o sweep.json
   attnlab show experiments/sqrt_d.json            the spec with every default filled in
   attnlab validate experiments/*.json             check specs without running them
@@ -88,6 +92,10 @@ Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running.)");
       ->check(CLI::Range(1, 256));
   run->add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}));
   run->add_option("-o,--output", output, "write the output to FILE (complete or not at all) instead of stdout");
+  std::string check_file;
+  run->add_option("--check", check_file,
+                  "compare the printed tables with FILE (e.g. data/chapter.txt); exit 1 naming each table, row "
+                  "and column that differs (times are compared by presence only)");
 
   auto* validate = app.add_subcommand("validate", "check specs without running them");
   validate->add_option("specs", files, "spec files (JSON)")->required();
@@ -132,6 +140,13 @@ Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running.)");
       std::cout << specs[0].spec.dump(2) << "\n";
       return kOk;
     }
+    std::string expected;
+    if (!check_file.empty()) {
+      if (format != "text") throw CLI::ValidationError("--check", "compares text output; drop --format json");
+      std::ifstream in(check_file, std::ios::binary);
+      if (!in) throw CLI::ValidationError("--check", "cannot read " + check_file);
+      expected.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
     tensor::set_blas_threads(1);
     experiments::RunContext ctx{jobs, [](const std::string& line) { std::cerr << "attnlab: " << line << "\n"; }};
     const auto results = experiments::run_all(std::move(specs), ctx);
@@ -141,6 +156,14 @@ Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running.)");
       std::cout << text << std::flush;
     else
       report::write_file_atomically(output, text);
+    if (!check_file.empty()) {
+      const auto diffs = report::compare_tables(expected, text);
+      if (!diffs.empty()) {
+        std::cerr << "attnlab: " << report::describe(diffs, check_file);
+        return kFailure;
+      }
+      std::cerr << "attnlab: check against " << check_file << ": every table matches\n";
+    }
     return kOk;
   } catch (const spec::SpecError& e) {
     std::cerr << "attnlab: error: " << e.what() << "\n";

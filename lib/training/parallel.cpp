@@ -4,24 +4,29 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <vector>
 
 namespace attnlab::training {
 
-void run_parallel(int n, int jobs, const std::function<void(int)>& task) {
+void run_parallel(int n, int jobs, const std::function<void(int)>& task, const std::vector<double>& cost) {
   const int workers = std::max(1, std::min(jobs, n));
   if (workers == 1) {
     for (int i = 0; i < n; ++i) task(i);
     return;
   }
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (static_cast<int>(cost.size()) == n)
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
   std::atomic<int> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
   auto worker = [&] {
     for (int i = next++; i < n; i = next++) {
       try {
-        task(i);
+        task(order[i]);
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();

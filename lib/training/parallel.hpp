@@ -2,12 +2,17 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 namespace attnlab::training {
 
 /// Calls task(i) for i in [0, n) on up to `jobs` threads; each task must own
 /// its generator and buffers, so results do not depend on `jobs`. The first
 /// exception thrown by a task is rethrown after every thread has stopped.
-void run_parallel(int n, int jobs, const std::function<void(int)>& task);
+/// `cost`, when given (n values), is each task's expected run time in any
+/// unit: tasks start longest first, so the last one to finish is not a long
+/// one started late. Results must be stored by index, so the order in which
+/// tasks run never shows in the output.
+void run_parallel(int n, int jobs, const std::function<void(int)>& task, const std::vector<double>& cost = {});
 
 }  // namespace attnlab::training

@@ -1,0 +1,137 @@
+// Course day 3, "Several heads" (shared/course/06_mha_shapes.py and
+// 07_heads_differ.py): untrained, the heads of one layer already look at
+// different positions; trained, splitting d_model into more heads costs no
+// parameters and no multiply-adds, and the table shows what it buys.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "experiments/kinds.hpp"
+#include "experiments/training_params.hpp"
+#include "models/attention_classifier.hpp"
+#include "nn/cost.hpp"
+#include "nn/linear.hpp"
+#include "nn/multihead_attention.hpp"
+#include "report/text.hpp"
+#include "spec/spec_error.hpp"
+#include "tensor/row_ops.hpp"
+#include "training/parallel.hpp"
+
+namespace attnlab::experiments {
+
+namespace {
+
+// Script 07: qkv = nn.Linear(C, 3C); x = randn(1, T, C); per head h the
+// softmax of position 0's scaled scores against every position.
+std::string untrained_rows(random::Generator& g, int C, int H, int T, nlohmann::json& data) {
+  std::vector<float> w(static_cast<std::size_t>(3) * C * C), b(3 * C), x(static_cast<std::size_t>(T) * C),
+      qkv(static_cast<std::size_t>(T) * 3 * C);
+  nn::linear_init(g, w.data(), b.data(), C, 3 * C);
+  g.normal(x.data(), x.size());
+  nn::linear_forward(qkv.data(), x.data(), w.data(), b.data(), T, C, 3 * C);  // (T, 3C) = [q | k | v]
+  const int D = C / H;
+  // PyTorch divides the float32 scores by the Python float hd ** 0.5.
+  const float scale = static_cast<float>(std::sqrt(static_cast<double>(D)));
+  std::string text;
+  data["untrained"] = nlohmann::json::array();
+  std::vector<float> row(T);
+  for (int h = 0; h < H; ++h) {
+    const float* q0 = qkv.data() + h * D;  // position 0, head h
+    for (int j = 0; j < T; ++j) {
+      const float* kj = qkv.data() + static_cast<std::size_t>(j) * 3 * C + C + h * D;
+      float s = 0;
+      for (int e = 0; e < D; ++e) s += q0[e] * kj[e];
+      row[j] = s / scale;
+    }
+    tensor::softmax_inplace(row.data(), row.size());
+    text += report::printf("head %d, what position 0 looks at:", h);
+    for (float v : row) text += report::printf(" %.2f", v);
+    text += "\n";
+    data["untrained"].push_back(row);
+  }
+  return text;
+}
+
+struct Trained {
+  training::FitResult fit;
+};
+
+Report run(const nlohmann::json& spec, const RunContext& ctx) {
+  const int C = spec.at("d_model").get<int>();
+  Report r;
+  {
+    random::Generator g(spec.at("seed").get<std::uint64_t>());
+    const int H = spec.at("untrained_heads").get<int>();
+    r.text = untrained_rows(g, C, H, spec.at("untrained_length").get<int>(), r.data);
+    r.text += "\nuntrained, so the pattern is arbitrary. The point is that the\n";
+    r.text += fmt::format("{} rows differ, which one head could not produce.\n",
+                          H == 4 ? std::string("four") : std::to_string(H));
+  }
+  const auto heads = spec.at("heads").get<std::vector<int>>();
+  if (heads.empty()) return r;
+
+  const Datasets data = make_datasets(spec);
+  const training::FitConfig fit = fit_config(spec);
+  const int T = data.train.length, B = spec.at("batch_size").get<int>();
+  std::vector<training::FitResult> results(heads.size());
+  training::run_parallel(static_cast<int>(heads.size()), ctx.jobs, [&](int i) {
+    models::AttentionClassifierConfig cfg;
+    cfg.d_model = C;
+    cfg.n_heads = heads[i];
+    random::Generator init(spec.at("seed").get<std::uint64_t>());
+    models::AttentionClassifier model(cfg, init, std::max(fit.batch_size, fit.eval_batch_size), T);
+    results[i] = training::fit(model, data.train, data.val, fit);
+    if (ctx.progress) ctx.progress(fmt::format("heads: {} head(s) done in {:.1f} s", heads[i], results[i].seconds));
+  });
+  r.text += report::printf("\n%8s %12s %14s %10s %9s\n", "heads", "attn params", "mult-adds", "accuracy", "time");
+  r.data["rows"] = nlohmann::json::array();
+  const std::size_t macs = nn::mha_forward_macs(B, T, T, C);
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const std::size_t params = nn::mha_parameter_count(C);
+    r.text += report::printf("%8d %12d %14lld %10.4f %8.0fs\n", heads[i], static_cast<int>(params),
+                             static_cast<long long>(macs), results[i].accuracy, results[i].seconds);
+    r.data["rows"].push_back({{"heads", heads[i]},
+                              {"attention_params", params},
+                              {"multiply_adds", macs},
+                              {"accuracy", results[i].accuracy},
+                              {"seconds", results[i].seconds}});
+  }
+  r.text += report::printf("\nmult-adds: one forward pass of the attention layer on a batch of %d x %d.\n", B, T);
+  return r;
+}
+
+void check(const nlohmann::json& spec, const std::string& file) {
+  const int C = spec.at("d_model").get<int>();
+  const auto heads = spec.at("heads").get<std::vector<int>>();
+  for (std::size_t i = 0; i < heads.size(); ++i)
+    if (C % heads[i] != 0)
+      throw spec::SpecError(file, fmt::format("/heads/{}", i),
+                            fmt::format("{} heads do not divide d_model {}; each must be a divisor of d_model",
+                                        heads[i], C));
+  if (C % spec.at("untrained_heads").get<int>() != 0)
+    throw spec::SpecError(file, "/untrained_heads",
+                          fmt::format("{} heads do not divide d_model {}", spec.at("untrained_heads").get<int>(), C));
+}
+
+}  // namespace
+
+Experiment heads_experiment() {
+  using spec::Type;
+  return {.name = "heads",
+          .summary = "multi-head attention: untrained heads differ; trained, more heads cost nothing extra",
+          .course_order = 7,
+          .params = with({{.name = "d_model", .type = Type::Integer, .default_value = 32,
+                           .doc = "attention width", .min = 1, .max = 1024},
+                          {.name = "heads", .type = Type::IntegerList, .default_value = {1, 2, 4, 8},
+                           .doc = "head counts to train and compare, one row each (empty: untrained part only)",
+                           .min = 1, .max = 64, .min_items = 0, .max_items = 16},
+                          {.name = "untrained_heads", .type = Type::Integer, .default_value = 4,
+                           .doc = "heads of the untrained layer (script 07)", .min = 1, .max = 64},
+                          {.name = "untrained_length", .type = Type::Integer, .default_value = 6,
+                           .doc = "positions of the untrained layer's input (script 07)", .min = 1, .max = 64}},
+                         training_params()),
+          .check = check,
+          .run = run};
+}
+
+}  // namespace attnlab::experiments
