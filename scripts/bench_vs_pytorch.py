@@ -2,6 +2,11 @@
 """Times the course's PyTorch scripts and attnlab on the same experiments, in
 one run on this machine, and prints wall seconds and their ratio.
 
+Then, for each row of attnlab's tables, the achieved GFLOP/s of its training
+(2 x the multiply-adds of every forward and backward pass, from
+`--format json`, over the row's wall time) against the single-threaded
+sgemm peak measured in the same run (build/bench/train_step_bench).
+
 Run:  python3 scripts/bench_vs_pytorch.py [--repeat N] [--attnlab build/attnlab] [PAIR ...]
 PAIR is a course script number with its spec, e.g. 13 (the default set is
 every pair below). PyTorch runs under /usr/bin/python3 (Debian's
@@ -10,6 +15,7 @@ and the median wall time is reported; the PyTorch figure includes its ~2 s
 `import torch`, as a student running the script pays it too.
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -35,12 +41,32 @@ def wall(cmd, repeat):
     return statistics.median(times)
 
 
+def sgemm_peak(bench):
+    out = subprocess.run([bench, '--benchmark_filter=SgemmPeak', '--benchmark_format=json',
+                          '--benchmark_min_time=0.3'], check=True, capture_output=True, text=True).stdout
+    return max(b['GFLOP/s'] for b in json.loads(out)['benchmarks']) / 1e9
+
+
+def row_rates(attnlab, spec):
+    out = subprocess.run([attnlab, 'run', spec, '--format', 'json'], check=True, capture_output=True,
+                         text=True, cwd=ROOT).stdout
+    data = json.loads(out)['results'][0]['data']
+    rows = data.get('rows', [data])
+    for row in rows:
+        macs = row.get('multiply_adds') or row.get('training_multiply_adds')
+        if macs:
+            label = next((str(row[k]) for k in ('model', 'label', 'hidden_size', 'heads') if k in row), 'run')
+            yield label, 2 * macs / row['seconds'] / 1e9
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--repeat', type=int, default=3)
     ap.add_argument('--attnlab', default=os.path.join(ROOT, 'build', 'attnlab'))
+    ap.add_argument('--bench', default=os.path.join(ROOT, 'build', 'bench', 'train_step_bench'))
     ap.add_argument('pairs', nargs='*', default=list(PAIRS))
     args = ap.parse_args()
+    rates = []
     print('%-6s %-28s %10s %10s %8s' % ('script', 'spec', 'pytorch s', 'attnlab s', 'ratio'))
     for key in args.pairs:
         script, spec = PAIRS[key]
@@ -51,6 +77,12 @@ def main():
         ours_s = wall([args.attnlab, 'run', spec], args.repeat)
         print('%-6s %-28s %10.2f %10.2f %7.1fx' % (key, spec, torch_s, ours_s, torch_s / ours_s))
         sys.stdout.flush()
+        rates += [(spec, label, rate) for label, rate in row_rates(args.attnlab, spec)]
+    peak = sgemm_peak(args.bench)
+    print('\nsgemm peak, one thread: %.1f GFLOP/s' % peak)
+    print('%-28s %-22s %10s %8s' % ('spec', 'row', 'GFLOP/s', 'of peak'))
+    for spec, label, rate in rates:
+        print('%-28s %-22s %10.2f %7.1f%%' % (spec, label, rate, 100 * rate / peak))
 
 
 if __name__ == '__main__':

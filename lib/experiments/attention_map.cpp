@@ -48,6 +48,7 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   }
   r.data = {{"accuracy", result.accuracy},
             {"seconds", result.seconds},
+            {"multiply_adds", result.multiply_adds},
             {"sequence", std::vector<std::int32_t>(seq, seq + T)},
             {"label", data.val.labels[index]},
             {"weights", rows}};

@@ -34,7 +34,10 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     r.text += report::printf("%14d %12.4f\n", sizes[i], results[i].accuracy);
     r.data["rows"].push_back(
-        {{"hidden_size", sizes[i]}, {"accuracy", results[i].accuracy}, {"seconds", results[i].seconds}});
+        {{"hidden_size", sizes[i]},
+         {"accuracy", results[i].accuracy},
+         {"seconds", results[i].seconds},
+         {"multiply_adds", results[i].multiply_adds}});
   }
   return r;
 }

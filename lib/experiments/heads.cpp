@@ -94,7 +94,8 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
                               {"attention_params", params},
                               {"multiply_adds", macs},
                               {"accuracy", results[i].accuracy},
-                              {"seconds", results[i].seconds}});
+                              {"seconds", results[i].seconds},
+                              {"training_multiply_adds", results[i].multiply_adds}});
   }
   r.text += report::printf("\nmult-adds: one forward pass of the attention layer on a batch of %d x %d.\n", B, T);
   return r;

@@ -42,7 +42,8 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
     r.data["rows"].push_back({{"variant", variants[i]},
                               {"label", label(variants[i])},
                               {"accuracy", results[i].accuracy},
-                              {"seconds", results[i].seconds}});
+                              {"seconds", results[i].seconds},
+                              {"multiply_adds", results[i].multiply_adds}});
   }
   return r;
 }

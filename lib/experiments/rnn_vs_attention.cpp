@@ -81,7 +81,8 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
     r.data["rows"].push_back({{"model", rows[i].label},
                               {"params", out[i].params},
                               {"accuracy", out[i].fit.accuracy},
-                              {"seconds", out[i].fit.seconds}});
+                              {"seconds", out[i].fit.seconds},
+                              {"multiply_adds", out[i].fit.multiply_adds}});
   }
   return r;
 }

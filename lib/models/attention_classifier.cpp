@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nn/cost.hpp"
 #include "nn/cross_entropy.hpp"
 #include "nn/embedding.hpp"
 #include "nn/layer_norm.hpp"
@@ -111,6 +112,15 @@ void AttentionClassifier::logits(const std::int32_t* tokens, int B, float* out) 
 
 void AttentionClassifier::attention_weights(const std::int32_t* tokens, int B, float* out) {
   forward(tokens, B, out);
+}
+
+}  // namespace attnlab::models
+
+namespace attnlab::models {
+
+std::size_t AttentionClassifier::forward_macs(int B) const {
+  const std::size_t C = cfg_.d_model;
+  return nn::mha_forward_macs(B, T_, T_, C) + nn::linear_forward_macs(B, C, cfg_.n_classes);
 }
 
 }  // namespace attnlab::models

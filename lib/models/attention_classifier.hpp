@@ -51,6 +51,9 @@ class AttentionClassifier {
   /// (B, T, T), as nn.MultiheadAttention returns them by default.
   void attention_weights(const std::int32_t* tokens, int B, float* out);
 
+  /// Multiply-adds of one forward pass on B sequences (nn/cost.hpp).
+  std::size_t forward_macs(int B) const;
+
  private:
   void forward(const std::int32_t* tokens, int B, float* attn_weights);
   std::size_t tok_, pos_, in_w_, in_b_, out_w_, out_b_, norm_w_, norm_b_, head_w_, head_b_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "nn/cost.hpp"
 #include "nn/cross_entropy.hpp"
 #include "nn/embedding.hpp"
 #include "nn/gru.hpp"
@@ -131,6 +132,15 @@ float RecurrentClassifier::train_step(const std::int32_t* tokens, const std::int
 void RecurrentClassifier::logits(const std::int32_t* tokens, int B, float* out) {
   forward(tokens, B);
   std::copy_n(logits_.begin(), B * cfg_.n_classes, out);
+}
+
+}  // namespace attnlab::models
+
+namespace attnlab::models {
+
+std::size_t RecurrentClassifier::forward_macs(int B) const {
+  return nn::recurrent_forward_macs(B, T_, gates(cfg_.cell), cfg_.embed, cfg_.hidden_size) +
+         nn::linear_forward_macs(B, cfg_.hidden_size, cfg_.n_classes);
 }
 
 }  // namespace attnlab::models

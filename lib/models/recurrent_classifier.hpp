@@ -46,6 +46,9 @@ class RecurrentClassifier {
   /// Evaluation forward: logits (B, K).
   void logits(const std::int32_t* tokens, int B, float* out);
 
+  /// Multiply-adds of one forward pass on B sequences (nn/cost.hpp).
+  std::size_t forward_macs(int B) const;
+
  private:
   void forward(const std::int32_t* tokens, int B);
   std::size_t emb_, w_ih_, w_hh_, b_ih_, b_hh_, head_w_, head_b_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nn/cost.hpp"
 #include "nn/cross_entropy.hpp"
 #include "nn/embedding.hpp"
 #include "nn/layer_norm.hpp"
@@ -107,6 +108,17 @@ float TransformerClassifier::train_step(const std::int32_t* tokens, const std::i
 void TransformerClassifier::logits(const std::int32_t* tokens, int B, float* out) {
   forward(tokens, B, nullptr);
   std::copy_n(logits_.begin(), B * cfg_.n_classes, out);
+}
+
+}  // namespace attnlab::models
+
+namespace attnlab::models {
+
+std::size_t TransformerClassifier::forward_macs(int B) const {
+  const std::size_t C = cfg_.d_model, F = static_cast<std::size_t>(cfg_.ff_mult) * C, N = std::size_t(B) * T_;
+  const std::size_t block = nn::mha_forward_macs(B, T_, T_, C) + nn::linear_forward_macs(N, C, F) +
+                            nn::linear_forward_macs(N, F, C);
+  return cfg_.n_blocks * block + nn::linear_forward_macs(B, C, cfg_.n_classes);
 }
 
 }  // namespace attnlab::models

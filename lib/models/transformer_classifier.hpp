@@ -41,6 +41,9 @@ class TransformerClassifier {
   /// Evaluation forward (no dropout): logits (B, K).
   void logits(const std::int32_t* tokens, int B, float* out);
 
+  /// Multiply-adds of one forward pass on B sequences (nn/cost.hpp).
+  std::size_t forward_macs(int B) const;
+
  private:
   void forward(const std::int32_t* tokens, int B, random::Generator* train);
   BlockDims dims(int B) const;

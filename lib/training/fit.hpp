@@ -30,6 +30,7 @@ struct FitResult {
   double accuracy = 0.0;       // fraction of validation argmax equal to the label
   std::vector<float> losses;   // the first record_losses step losses
   double seconds = 0.0;        // wall time of training and evaluation
+  double multiply_adds = 0.0;  // matrix work done: 3x forward per step (backward = 2x), plus evaluation
 };
 
 /// Trains `model` as the course's fit() does and returns its validation
@@ -39,12 +40,19 @@ struct FitResult {
 ///     // forward in training mode (dropout drawn from g), cross-entropy,
 ///     // backward ADDING into params.grads(); returns the mean loss
 ///   void logits(const int32_t* tokens, int B, float* out);   // eval mode, out (B, 2)
+///   std::size_t forward_macs(int B) const;                  // multiply-adds of one forward
 /// with buffers for batches up to max(batch_size, eval_batch_size).
 /// The global generator is re-seeded with cfg.seed, then each epoch draws
 /// its order as DataLoader does (torch_rng.md §5), so dropout draws inside
 /// train_step shift the next epoch's order exactly as in PyTorch.
+/// Pins OpenBLAS to one thread for the whole process, once: training runs
+/// are parallelised across rows instead, and two BLAS threads per row on a
+/// 2-core machine spin against each other (xtensor_notes.md).
+void use_single_threaded_blas();
+
 template <class Model>
 FitResult fit(Model& model, const data::Sequences& train, const data::Sequences& val, const FitConfig& cfg) {
+  use_single_threaded_blas();
   const auto start = std::chrono::steady_clock::now();
   random::Generator g(cfg.seed);
   optim::AdamW opt(model.params.count(), {.lr = cfg.lr});
@@ -57,6 +65,7 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
       const int b = gather(batch, train, order.data() + first, std::min(cfg.batch_size, train.n - first));
       model.params.zero_grad();
       const float loss = model.train_step(batch.tokens.data(), batch.labels.data(), b, g);
+      result.multiply_adds += 3.0 * static_cast<double>(model.forward_macs(b));
       if (static_cast<int>(result.losses.size()) < cfg.record_losses) result.losses.push_back(loss);
       optim::clip_grad_norm(model.params.grads().data(), model.params.count(), cfg.max_norm);
       opt.step(model.params.values().data(), model.params.grads().data());
@@ -67,6 +76,7 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
   for (int first = 0; first < val.n; first += cfg.eval_batch_size) {
     const int b = gather_range(batch, val, first, std::min(cfg.eval_batch_size, val.n - first));
     model.logits(batch.tokens.data(), b, logits.data());
+    result.multiply_adds += static_cast<double>(model.forward_macs(b));
     right += count_correct(logits.data(), batch.labels.data(), b);
   }
   result.accuracy = static_cast<double>(right) / val.n;
