@@ -71,6 +71,18 @@ void add_column_sums(T* bias_grad, const T* src, std::size_t ld, std::size_t row
 
 }  // namespace
 
+// Calls loop.template operator()<DC>() with DC = D for the head sizes models
+// use, so their inner loops have a constant trip count; 0 (runtime D) otherwise.
+template <class Loop>
+void dispatch_head_size(int D, Loop& loop) {
+  switch (D) {
+    case 8: loop.template operator()<8>(); break;
+    case 16: loop.template operator()<16>(); break;
+    case 32: loop.template operator()<32>(); break;
+    default: loop.template operator()<0>(); break;
+  }
+}
+
 template <class T>
 void multihead_attention_forward(T* out, T* weights, MhaWeights which, T* cache,
                                  const T* query, const T* key, const T* value,
@@ -113,52 +125,59 @@ void multihead_attention_forward(T* out, T* weights, MhaWeights which, T* cache,
   if (which == MhaWeights::averaged)
     for (std::size_t n = 0; n < BT * S; ++n) weights[n] = T(0);
 
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      for (int i = 0; i < Tq; ++i) {
-        const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
-        T* p = att + row_index;                                 // (S)
-        const T* qi = q + (std::size_t(b) * Tq + i) * L.ld_q + h * D;  // (D)
+  // The per-head loops run over D = C / H; a compile-time D (8 in the course)
+  // lets the compiler turn each of them into one vector operation.
+  auto heads_loop = [&]<int DC>() {
+    const int D = DC > 0 ? DC : d.D;
+    for (int b = 0; b < B; ++b) {
+      for (int h = 0; h < H; ++h) {
+        for (int i = 0; i < Tq; ++i) {
+          const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
+          T* p = att + row_index;                                 // (S)
+          const T* qi = q + (std::size_t(b) * Tq + i) * L.ld_q + h * D;  // (D)
 
-        // pass 1: scores q·k / sqrt(D) + float mask, -inf where blocked
-        for (int j = 0; j < S; ++j) {
-          const bool blocked = (masks.key_padding && masks.key_padding[std::size_t(b) * S + j]) ||
-                               (masks.attn_bool && masks.attn_bool[std::size_t(i) * S + j]);
-          if (blocked) {
-            p[j] = neg_inf;
-            continue;
+          // pass 1: scores q·k / sqrt(D) + float mask, -inf where blocked
+          for (int j = 0; j < S; ++j) {
+            const bool blocked = (masks.key_padding && masks.key_padding[std::size_t(b) * S + j]) ||
+                                 (masks.attn_bool && masks.attn_bool[std::size_t(i) * S + j]);
+            if (blocked) {
+              p[j] = neg_inf;
+              continue;
+            }
+            const T* kj = k + (std::size_t(b) * S + j) * L.ld_kv + h * D;
+            T s = T(0);
+            for (int e = 0; e < D; ++e) s += qi[e] * kj[e];
+            s /= sqrt_d;  // one division per score rather than one per element of q
+            if (masks.attn_float) s += masks.attn_float[std::size_t(i) * S + j];
+            p[j] = s;
           }
-          const T* kj = k + (std::size_t(b) * S + j) * L.ld_kv + h * D;
-          T s = T(0);
-          for (int e = 0; e < D; ++e) s += qi[e] * kj[e];
-          s /= sqrt_d;  // one division per score rather than one per element of q
-          if (masks.attn_float) s += masks.attn_float[std::size_t(i) * S + j];
-          p[j] = s;
-        }
 
-        // pass 2: softmax (an all-blocked row becomes zeros)
-        masked_softmax_row(p, S);
+          // pass 2: softmax (an all-blocked row becomes zeros)
+          masked_softmax_row(p, S);
 
-        // pass 3: P' = P after dropout; the returned weights are P' (as PyTorch 1.13 returns them)
-        const std::uint8_t* keep = dropout.keep ? dropout.keep + row_index : nullptr;
-        auto p_after = [&](int j) { return keep ? (keep[j] ? p[j] * dropout.scale : T(0)) : p[j]; };
-        if (which == MhaWeights::per_head)
-          for (int j = 0; j < S; ++j) weights[row_index + j] = p_after(j);
-        else if (which == MhaWeights::averaged)
-          for (int j = 0; j < S; ++j) weights[(std::size_t(b) * Tq + i) * S + j] += p_after(j);
+          // pass 3: P' = P after dropout; the returned weights are P' (as PyTorch 1.13 returns them)
+          const std::uint8_t* keep = dropout.keep ? dropout.keep + row_index : nullptr;
+          auto p_after = [&](int j) { return keep ? (keep[j] ? p[j] * dropout.scale : T(0)) : p[j]; };
+          if (which == MhaWeights::per_head)
+            for (int j = 0; j < S; ++j) weights[row_index + j] = p_after(j);
+          else if (which == MhaWeights::averaged)
+            for (int j = 0; j < S; ++j) weights[(std::size_t(b) * Tq + i) * S + j] += p_after(j);
 
-        // pass 4: y_i = sum_j P'_ij v_j (e outer: the sum stays in a register;
-        // accumulating into y_i in memory stalled on store-to-load forwarding)
-        T* yi = y + (std::size_t(b) * Tq + i) * C + h * D;
-        const T* vh = v + std::size_t(b) * S * L.ld_kv + h * D;  // v_j[e] = vh[j * ld_kv + e]
-        for (int e = 0; e < D; ++e) {
-          T acc = T(0);
-          for (int j = 0; j < S; ++j) acc += p_after(j) * vh[j * L.ld_kv + e];
-          yi[e] = acc;
+          // pass 4: y_i = sum_j P'_ij v_j (e outer: the sum stays in a register;
+          // accumulating into y_i in memory stalled on store-to-load forwarding)
+          T* yi = y + (std::size_t(b) * Tq + i) * C + h * D;
+          const T* vh = v + std::size_t(b) * S * L.ld_kv + h * D;  // v_j[e] = vh[j * ld_kv + e]
+          for (int e = 0; e < D; ++e) {
+            T acc = T(0);
+            for (int j = 0; j < S; ++j) acc += p_after(j) * vh[j * L.ld_kv + e];
+            yi[e] = acc;
+          }
         }
       }
     }
-  }
+  };
+  dispatch_head_size(D, heads_loop);
+
   if (which == MhaWeights::averaged)  // PyTorch: weights.sum(dim=1) / num_heads
     for (std::size_t n = 0; n < BT * S; ++n) weights[n] /= T(H);
 
@@ -198,50 +217,55 @@ void multihead_attention_backward(T* d_query, T* d_key, T* d_value, T* d_in_proj
   gemm<T>(false, false, BT, C, C, T(1), d_out, C, out_proj_weight, C, T(1), dy, C);
 
   const T sqrt_d = std::sqrt(T(D));
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      for (int i = 0; i < Tq; ++i) {
-        const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
-        const T* p = att + row_index;
-        const std::uint8_t* keep = dropout.keep ? dropout.keep + row_index : nullptr;
-        const T* dyi = dy + (std::size_t(b) * Tq + i) * C + h * D;
-        const T* qi = q + (std::size_t(b) * Tq + i) * L.ld_q + h * D;
-        T* dqi = dq + (std::size_t(b) * Tq + i) * L.ld_q + h * D;
+  auto heads_loop = [&]<int DC>() {
+    const int D = DC > 0 ? DC : d.D;
+    for (int b = 0; b < B; ++b) {
+      for (int h = 0; h < H; ++h) {
+        for (int i = 0; i < Tq; ++i) {
+          const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
+          const T* p = att + row_index;
+          const std::uint8_t* keep = dropout.keep ? dropout.keep + row_index : nullptr;
+          const T* dyi = dy + (std::size_t(b) * Tq + i) * C + h * D;
+          const T* qi = q + (std::size_t(b) * Tq + i) * L.ld_q + h * D;
+          T* dqi = dq + (std::size_t(b) * Tq + i) * L.ld_q + h * D;
 
-        // pass 1: dv_j += P'_ij dy_i;  dP'_ij = dy_i · v_j;  dP = dP' * keep * scale
-        for (int j = 0; j < S; ++j) {
-          const T* vj = v + (std::size_t(b) * S + j) * L.ld_kv + h * D;
-          T* dvj = dv + (std::size_t(b) * S + j) * L.ld_kv + h * D;
-          const T factor = keep ? (keep[j] ? dropout.scale : T(0)) : T(1);
-          const T pj = p[j] * factor;
-          T g = T(0);
-          for (int e = 0; e < D; ++e) g += dyi[e] * vj[e];
-          dp[j] = g * factor;
-          if (pj != T(0))
-            for (int e = 0; e < D; ++e) dvj[e] += pj * dyi[e];
-        }
+          // pass 1: dv_j += P'_ij dy_i;  dP'_ij = dy_i · v_j;  dP = dP' * keep * scale
+          for (int j = 0; j < S; ++j) {
+            const T* vj = v + (std::size_t(b) * S + j) * L.ld_kv + h * D;
+            T* dvj = dv + (std::size_t(b) * S + j) * L.ld_kv + h * D;
+            const T factor = keep ? (keep[j] ? dropout.scale : T(0)) : T(1);
+            const T pj = p[j] * factor;
+            T g = T(0);
+            for (int e = 0; e < D; ++e) g += dyi[e] * vj[e];
+            dp[j] = g * factor;
+            if (pj != T(0))
+              for (int e = 0; e < D; ++e) dvj[e] += pj * dyi[e];
+          }
 
-        // pass 2: through the softmax: dscore_ij = P_ij (dP_ij - sum_k P_ik dP_ik)
-        softmax_row_backward(dp, p, S);
+          // pass 2: through the softmax: dscore_ij = P_ij (dP_ij - sum_k P_ik dP_ik)
+          softmax_row_backward(dp, p, S);
 
-        // pass 3: score = q_i · k_j / sqrt(D), so dq_i += sum_j dscore_ij k_j / sqrt(D)
-        // (e outer: the sum stays in a register) and dk_j += dscore_ij q_i / sqrt(D)
-        for (int j = 0; j < S; ++j) dp[j] /= sqrt_d;
-        const T* kh = k + std::size_t(b) * S * L.ld_kv + h * D;  // k_j[e] = kh[j * ld_kv + e]
-        T* dkh = dk + std::size_t(b) * S * L.ld_kv + h * D;
-        for (int e = 0; e < D; ++e) {
-          T acc = T(0);
-          for (int j = 0; j < S; ++j) acc += dp[j] * kh[j * L.ld_kv + e];
-          dqi[e] += acc;
-        }
-        for (int j = 0; j < S; ++j) {
-          if (dp[j] == T(0)) continue;  // blocked (P = 0): nothing flows
-          T* dkj = dkh + j * L.ld_kv;
-          for (int e = 0; e < D; ++e) dkj[e] += dp[j] * qi[e];
+          // pass 3: score = q_i · k_j / sqrt(D), so dq_i += sum_j dscore_ij k_j / sqrt(D)
+          // (e outer: the sum stays in a register) and dk_j += dscore_ij q_i / sqrt(D)
+          for (int j = 0; j < S; ++j) dp[j] /= sqrt_d;
+          const T* kh = k + std::size_t(b) * S * L.ld_kv + h * D;  // k_j[e] = kh[j * ld_kv + e]
+          T* dkh = dk + std::size_t(b) * S * L.ld_kv + h * D;
+          for (int e = 0; e < D; ++e) {
+            T acc = T(0);
+            for (int j = 0; j < S; ++j) acc += dp[j] * kh[j * L.ld_kv + e];
+            dqi[e] += acc;
+          }
+          for (int j = 0; j < S; ++j) {
+            if (dp[j] == T(0)) continue;  // blocked (P = 0): nothing flows
+            T* dkj = dkh + j * L.ld_kv;
+            for (int e = 0; e < D; ++e) dkj[e] += dp[j] * qi[e];
+          }
         }
       }
     }
-  }
+
+  };
+  dispatch_head_size(D, heads_loop);
 
   // in-projection biases: column sums of dq, dk, dv
   add_column_sums(d_in_proj_bias, dq, L.ld_q, BT, C);
