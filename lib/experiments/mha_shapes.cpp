@@ -3,9 +3,10 @@
 // width, an out Linear) keeps the input's shape, returns one weight table per
 // head, and has 4224 parameters at width 32.
 //
-// The script's module computes exactly what nn.MultiheadAttention does with
-// qkv as in_proj ([Wq; Wk; Wv] rows, head h on columns h*D .. h*D+D-1), so it
-// runs here as nn::multihead_attention_forward on Linear-initialised weights.
+// The script's module is the maths of nn.MultiheadAttention with qkv as
+// in_proj ([Wq; Wk; Wv] rows, head h on columns h*D .. h*D+D-1) and out as
+// out_proj, so it runs here as nn::multihead_attention_forward on weights
+// initialised as its two nn.Linear layers are.
 #include <fmt/format.h>
 
 #include <vector>

@@ -4,6 +4,7 @@
 // alone cannot tell 12345 from 54321; day 5 adds positions back.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 

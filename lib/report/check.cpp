@@ -143,13 +143,23 @@ bool is_measured(const std::string& token) {
   return std::regex_match(token, measured);
 }
 
+// Tables are matched by kind and file name, not by the path the spec was
+// given as, so a check passes from any working directory.
+std::string table_key(const std::string& name) {
+  const auto colon = name.find(": ");
+  if (colon == std::string::npos) return name;
+  const auto slash = name.find_last_of('/');
+  return name.substr(0, colon) + ":" + (slash == std::string::npos || slash < colon ? name.substr(colon + 2)
+                                                                                    : name.substr(slash + 1));
+}
+
 std::vector<Difference> compare_tables(const std::string& expected, const std::string& actual) {
   std::vector<Difference> diffs;
   const auto want = tables_of(expected), got = tables_of(actual);
   std::map<std::string, const Table*> got_by_name;
-  for (const auto& t : got) got_by_name[t.name] = &t;
+  for (const auto& t : got) got_by_name[table_key(t.name)] = &t;
   for (const auto& w : want) {
-    auto it = got_by_name.find(w.name);
+    auto it = got_by_name.find(table_key(w.name));
     if (it == got_by_name.end()) {
       diffs.push_back({w.name, "(whole table)", "", "the table", "nothing: the run did not print it", 0});
       continue;
@@ -158,7 +168,7 @@ std::vector<Difference> compare_tables(const std::string& expected, const std::s
     got_by_name.erase(it);
   }
   for (const auto& t : got)
-    if (got_by_name.count(t.name))
+    if (got_by_name.count(table_key(t.name)))
       diffs.push_back({t.name, "(whole table)", "", "nothing", "a table the expected output does not have", 0});
   return diffs;
 }

@@ -29,6 +29,23 @@ TEST(Commands, SameSpecSameBytesWhateverTheJobs) {
   EXPECT_EQ(one.out, two.out);
 }
 
+TEST(Commands, TrainedRowsPrintTheSameBytesOnOneOrTwoThreads) {
+  ScratchDir dir("jobs_trained");
+  const std::string args = " " + kSpecs + "/rnn_vs_attention.json --set epochs=1 --set n_train=640 --format json";
+  const Outcome one = run_attnlab("run -j 1" + args, dir);
+  const Outcome two = run_attnlab("run -j 2" + args, dir);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  auto accuracies = [](const std::string& out) {
+    std::vector<double> acc;
+    for (const auto& row : nlohmann::json::parse(out)["results"][0]["data"]["rows"]) acc.push_back(row["accuracy"]);
+    return acc;
+  };
+  // Every row owns its generator and buffers; only the time column may differ.
+  EXPECT_EQ(accuracies(one.out), accuracies(two.out));
+  EXPECT_EQ(accuracies(one.out).size(), 4u);
+}
+
 TEST(Commands, ShowFillsDefaults) {
   ScratchDir dir("show");
   const std::string spec = dir.write("s.json", R"({"experiment": "sqrt_d", "widths": [16]})");
@@ -45,9 +62,10 @@ TEST(Commands, ListNamesEveryKindOnALine) {
   ScratchDir dir("list");
   const Outcome o = run_attnlab("list", dir);
   ASSERT_EQ(o.exit_code, 0);
-  EXPECT_EQ(o.out.find("sqrt_d "), 0u) << "sqrt_d (script 04) comes first in course order:\n" << o.out;
+  EXPECT_EQ(o.out.find("bottleneck "), 0u) << "bottleneck (script 01) comes first in course order:\n" << o.out;
+  EXPECT_LT(o.out.find("\nsqrt_d "), o.out.find("\npositions ")) << "script 04 before script 13";
+  EXPECT_LT(o.out.find("\npositions "), o.out.find("\nattention_map ")) << "script 13 before script 19";
   EXPECT_NE(o.out.find("why attention divides by sqrt(d)"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("\npositions "), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("n_keys"), std::string::npos) << "parameters only when a kind is named";
 }
 

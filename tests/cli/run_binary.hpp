@@ -38,11 +38,12 @@ struct ScratchDir {
   }
 };
 
-/// Runs `attnlab ARGS` through the shell; ARGS is shell text.
-inline Outcome run_attnlab(const std::string& args, const ScratchDir& dir) {
+/// Runs `attnlab ARGS` through the shell (ARGS is shell text, so globs
+/// expand), in `cwd` when given.
+inline Outcome run_attnlab(const std::string& args, const ScratchDir& dir, const std::string& cwd = "") {
   const auto out = dir.path / "stdout.txt", err = dir.path / "stderr.txt";
-  const std::string cmd = std::string("'") + ATTNLAB_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
-                          err.string() + "'";
+  const std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + ATTNLAB_BINARY + "' " +
+                          args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   Outcome o;
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -76,6 +76,11 @@ TEST(Check, MissingAndExtraTablesAndLines) {
   EXPECT_EQ(diffs[0].column, "(whole line)");
 }
 
+TEST(Check, TablesMatchWhateverPathTheSpecWasGivenAs) {
+  std::string moved = replace(kChapter, "== sqrt_d: experiments/sqrt_d.json ==", "== sqrt_d: /home/me/attnlab/experiments/sqrt_d.json ==");
+  EXPECT_TRUE(compare_tables(kChapter, moved).empty());
+}
+
 TEST(Check, SpacingAloneIsADifference) {
   const auto diffs = compare_tables(kChapter, replace(kChapter, "       8  ", "      8   "));
   ASSERT_EQ(diffs.size(), 1u);

@@ -1,0 +1,117 @@
+// Course day 6, "Timing it" (shared/course/16_timing_attention_vs_lstm.py):
+// the forward time of one multi-head attention layer against one LSTM layer
+// of the same width, by sequence length. Attention does T*T work but all of
+// it in a few large products; the LSTM does T*width^2 work but one step
+// after another. The figures are wall-clock measurements of attnlab's own
+// forward passes, so they differ from run to run and from the course's.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <vector>
+
+#include "experiments/course_tables.hpp"
+#include "nn/lstm.hpp"
+#include "nn/multihead_attention.hpp"
+#include "random/generator.hpp"
+#include "report/text.hpp"
+#include "spec/spec_error.hpp"
+
+namespace attnlab::experiments {
+
+namespace {
+
+// Mean seconds per call of f over `repeats` calls, as the script's
+// (time.time() - t) / 10.
+template <class F>
+double mean_seconds(int repeats, F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int n = 0; n < repeats; ++n) f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeats;
+}
+
+Report run(const nlohmann::json& spec, const RunContext& ctx) {
+  const int B = spec.at("batch").get<int>(), C = spec.at("width").get<int>(), H = spec.at("heads").get<int>();
+  const int repeats = spec.at("repeats").get<int>();
+  const std::size_t c = static_cast<std::size_t>(C);
+
+  // attn = nn.MultiheadAttention(C, H), then lstm = nn.LSTM(C, C), in that order
+  random::Generator g(spec.at("seed").get<std::uint64_t>());
+  std::vector<float> in_w(3 * c * c), in_b(3 * c), out_w(c * c), out_b(c);
+  nn::multihead_attention_init(g, in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
+  std::vector<float> w_ih(4 * c * c), w_hh(4 * c * c), b_ih(4 * c), b_hh(4 * c);
+  nn::lstm_init(g, w_ih.data(), w_hh.data(), b_ih.data(), b_hh.data(), C, C);
+
+  Report r;
+  r.text = report::printf("%10s %14s %14s\n", "length", "attention", "lstm");
+  r.data["rows"] = nlohmann::json::array();
+  for (int T : spec.at("lengths").get<std::vector<int>>()) {
+    // x (B, T, C), drawn afresh for each length
+    std::vector<float> x(static_cast<std::size_t>(B) * T * C), out(x.size());
+    g.normal(x.data(), x.size());
+
+    // attn(x, x, x, need_weights=False); buffers allocated outside the timed loop
+    const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
+    std::vector<float> mha_cache(nn::mha_cache_size(d));
+    const double attention = mean_seconds(repeats, [&] {
+      nn::multihead_attention_forward<float>(out.data(), nullptr, nn::MhaWeights::none, mha_cache.data(), x.data(),
+                                             x.data(), x.data(), {}, {}, in_w.data(), in_b.data(), out_w.data(),
+                                             out_b.data(), d);
+    });
+
+    // lstm(x): every hidden state (B, T, C)
+    std::vector<float> lstm_cache(nn::lstm_cache_size(B, T, C));
+    const double lstm = mean_seconds(repeats, [&] {
+      nn::lstm_forward<float>(out.data(), lstm_cache.data(), x.data(), w_ih.data(), w_hh.data(), b_ih.data(),
+                              b_hh.data(), B, T, C, C);
+    });
+
+    r.text += report::printf("%10d %13.1fms %13.1fms\n", T, attention * 1000, lstm * 1000);
+    r.data["rows"].push_back({{"length", T}, {"attention_seconds", attention}, {"lstm_seconds", lstm}});
+    if (ctx.progress) ctx.progress(fmt::format("timing: length {} done", T));
+  }
+  return r;
+}
+
+// The attention weights of one pass take B*H*T*T floats; refuse a spec that
+// would need more than 1 GiB for them before allocating anything.
+constexpr double kMaxWeights = double(1 << 28);
+
+void check(const nlohmann::json& spec, const std::string& file) {
+  const int C = spec.at("width").get<int>(), H = spec.at("heads").get<int>(), B = spec.at("batch").get<int>();
+  if (C % H != 0)
+    throw spec::SpecError(file, "/heads",
+                          fmt::format("heads {} does not divide width {}; width must be a multiple of heads", H, C));
+  const auto lengths = spec.at("lengths").get<std::vector<int>>();
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    const double weights = double(B) * H * lengths[i] * lengths[i];
+    if (weights > kMaxWeights)
+      throw spec::SpecError(file, fmt::format("/lengths/{}", i),
+                            fmt::format("length {} with batch {} and {} heads needs {:.1f} GiB of attention weights "
+                                        "(at most 1 GiB); use a shorter length or a smaller batch",
+                                        lengths[i], B, H, weights * 4 / (1 << 30)));
+  }
+}
+
+}  // namespace
+
+Experiment timing_experiment() {
+  using spec::Type;
+  return {.name = "timing",
+          .summary = "forward time of multi-head attention versus an LSTM by sequence length (wall clock)",
+          .course_order = 16,
+          .params = {{.name = "lengths", .type = Type::IntegerList, .default_value = {32, 128, 512},
+                      .doc = "sequence lengths T, one row each", .min = 1, .max = 8192},
+                     {.name = "batch", .type = Type::Integer, .default_value = 8,
+                      .doc = "sequences per forward pass", .min = 1, .max = 1024},
+                     {.name = "width", .type = Type::Integer, .default_value = 64,
+                      .doc = "d_model of the attention and hidden size of the LSTM", .min = 1, .max = 4096},
+                     {.name = "heads", .type = Type::Integer, .default_value = 4,
+                      .doc = "attention heads; must divide width", .min = 1, .max = 64},
+                     {.name = "repeats", .type = Type::Integer, .default_value = 10,
+                      .doc = "forward passes averaged per figure", .min = 1, .max = 10000},
+                     seed_param()},
+          .check = check,
+          .run = run};
+}
+
+}  // namespace attnlab::experiments
