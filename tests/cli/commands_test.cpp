@@ -38,7 +38,8 @@ TEST(Commands, TrainedRowsPrintTheSameBytesOnOneOrTwoThreads) {
   ASSERT_EQ(two.exit_code, 0) << two.err;
   auto accuracies = [](const std::string& out) {
     std::vector<double> acc;
-    for (const auto& row : nlohmann::json::parse(out)["results"][0]["data"]["rows"]) acc.push_back(row["accuracy"]);
+    const auto doc = nlohmann::json::parse(out);  // kept alive for the loop below
+    for (const auto& row : doc["results"][0]["data"]["rows"]) acc.push_back(row["accuracy"]);
     return acc;
   };
   // Every row owns its generator and buffers; only the time column may differ.
