@@ -167,10 +167,23 @@ void multihead_attention_forward(T* out, T* weights, MhaWeights which, T* cache,
           // accumulating into y_i in memory stalled on store-to-load forwarding)
           T* yi = y + (std::size_t(b) * Tq + i) * C + h * D;
           const T* vh = v + std::size_t(b) * S * L.ld_kv + h * D;  // v_j[e] = vh[j * ld_kv + e]
-          for (int e = 0; e < D; ++e) {
-            T acc = T(0);
-            for (int j = 0; j < S; ++j) acc += p_after(j) * vh[j * L.ld_kv + e];
-            yi[e] = acc;
+          if constexpr (DC > 0) {
+            // j outer over contiguous rows of v; a constant D keeps acc in
+            // registers. Each acc[e] still sums over j in ascending order, so
+            // the result is bit for bit the runtime-D loop's.
+            T acc[DC] = {};
+            for (int j = 0; j < S; ++j) {
+              const T pj = p_after(j);
+              const T* vj = vh + j * L.ld_kv;
+              for (int e = 0; e < DC; ++e) acc[e] += pj * vj[e];
+            }
+            for (int e = 0; e < DC; ++e) yi[e] = acc[e];
+          } else {
+            for (int e = 0; e < D; ++e) {
+              T acc = T(0);
+              for (int j = 0; j < S; ++j) acc += p_after(j) * vh[j * L.ld_kv + e];
+              yi[e] = acc;
+            }
           }
         }
       }
@@ -250,10 +263,19 @@ void multihead_attention_backward(T* d_query, T* d_key, T* d_value, T* d_in_proj
           for (int j = 0; j < S; ++j) dp[j] /= sqrt_d;
           const T* kh = k + std::size_t(b) * S * L.ld_kv + h * D;  // k_j[e] = kh[j * ld_kv + e]
           T* dkh = dk + std::size_t(b) * S * L.ld_kv + h * D;
-          for (int e = 0; e < D; ++e) {
-            T acc = T(0);
-            for (int j = 0; j < S; ++j) acc += dp[j] * kh[j * L.ld_kv + e];
-            dqi[e] += acc;
+          if constexpr (DC > 0) {  // as in the forward's pass 4: same sums, contiguous reads
+            T acc[DC] = {};
+            for (int j = 0; j < S; ++j) {
+              const T* kj = kh + j * L.ld_kv;
+              for (int e = 0; e < DC; ++e) acc[e] += dp[j] * kj[e];
+            }
+            for (int e = 0; e < DC; ++e) dqi[e] += acc[e];
+          } else {
+            for (int e = 0; e < D; ++e) {
+              T acc = T(0);
+              for (int j = 0; j < S; ++j) acc += dp[j] * kh[j * L.ld_kv + e];
+              dqi[e] += acc;
+            }
           }
           for (int j = 0; j < S; ++j) {
             if (dp[j] == T(0)) continue;  // blocked (P = 0): nothing flows

@@ -87,7 +87,14 @@ std::string column_name(const std::vector<std::string>& lines, std::size_t row, 
     const std::string& header = lines[k];
     const std::size_t from = index == 0 ? 0 : values[index - 1].end;
     const std::size_t to = index + 1 == values.size() ? header.size() : values[index].end;
-    const std::string name = from < header.size() && to > from ? trim(header.substr(from, to - from)) : "";
+    // A slice that cuts a word is not a column of this header (a sentence
+    // above a table of numbers, as in attention_map).
+    auto cuts_word = [&](std::size_t at) {
+      return at > 0 && at < header.size() && header[at - 1] != ' ' && header[at] != ' ';
+    };
+    const std::string name = from < header.size() && to > from && !cuts_word(from) && !cuts_word(to)
+                                 ? trim(header.substr(from, to - from))
+                                 : "";
     if (!name.empty()) return name;
     break;
   }

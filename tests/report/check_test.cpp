@@ -81,6 +81,14 @@ TEST(Check, TablesMatchWhateverPathTheSpecWasGivenAs) {
   EXPECT_TRUE(compare_tables(kChapter, moved).empty());
 }
 
+TEST(Check, ASentenceAboveNumbersIsNotAHeader) {
+  const std::string map = "attention weights from each position:\n 0  5   0.00  1.00\n";
+  const auto diffs = compare_tables(map, replace(map, "1.00", "0.99"));
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].column, "value 4");
+  EXPECT_EQ(diffs[0].row, "0");
+}
+
 TEST(Check, SpacingAloneIsADifference) {
   const auto diffs = compare_tables(kChapter, replace(kChapter, "       8  ", "      8   "));
   ASSERT_EQ(diffs.size(), 1u);
