@@ -6,7 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <sstream>
 #include <fstream>
 #include <iterator>
 #include <iostream>
@@ -18,6 +26,7 @@
 #include "report/check.hpp"
 #include "spec/param.hpp"
 #include "spec/spec_error.hpp"
+#include "spec/validate.hpp"
 #include "tensor/gemm.hpp"
 
 namespace {
@@ -42,23 +51,65 @@ json parse_overrides(const std::vector<std::string>& sets) {
   return overrides;
 }
 
-std::vector<experiments::LoadedSpec> load_all(const std::vector<std::string>& files, const json& overrides) {
+// Checks every file before any work and reports every refusal, not just
+// the first; returns the loaded specs only when all of them are good.
+std::optional<std::vector<experiments::LoadedSpec>> load_all(const std::vector<std::string>& files,
+                                                             const json& overrides) {
   std::vector<experiments::LoadedSpec> specs;
-  for (const auto& f : files) specs.push_back(experiments::load_spec(f, overrides));
+  bool refused = false;
+  for (const auto& f : files) {
+    try {
+      specs.push_back(experiments::load_spec(f, overrides));
+    } catch (const spec::SpecError& e) {
+      std::cerr << "attnlab: error: " << e.what() << "\n";
+      refused = true;
+    }
+  }
+  if (refused) return std::nullopt;
   return specs;
 }
 
+// A result file's folder must exist and be writable before hours of training.
+void check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::absolute(path).parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec))
+    throw CLI::ValidationError("--output", "cannot write " + path + ": the folder " + parent.string() +
+                                               " does not exist");
+  if (::access(parent.c_str(), W_OK) != 0)
+    throw CLI::ValidationError("--output", "cannot write " + path + ": " + std::strerror(errno));
+  if (fs::is_directory(path, ec)) throw CLI::ValidationError("--output", path + " is a folder");
+}
+
+std::string read_expected(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw CLI::ValidationError("--check", "cannot read " + path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CLI::ValidationError("--check", "cannot read " + path + ": " + std::strerror(errno));
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Writes to stdout and reports a failed write (a full disk, a closed pipe):
+// a table that did not arrive whole is a failure, not a success.
+void write_stdout(const std::string& text) {
+  const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  if (std::fflush(stdout) != 0 || !written)
+    throw std::runtime_error(std::string("could not write the output to stdout: ") + std::strerror(errno));
+}
+
 // One line per kind; with kind names, each one's parameters as well.
-void print_list(const std::vector<std::string>& kinds) {
+void print_list(const std::vector<std::string>& kinds, std::ostream& out) {
   std::size_t width = 0;
   for (const auto& e : experiments::all_experiments()) width = std::max(width, e.name.size());
   for (const auto& e : experiments::all_experiments()) {
     const bool detailed = std::find(kinds.begin(), kinds.end(), e.name) != kinds.end();
     if (!kinds.empty() && !detailed) continue;
-    std::cout << fmt::format("{:<{}}  {}\n", e.name, width, e.summary);
+    out << fmt::format("{:<{}}  {}\n", e.name, width, e.summary);
     if (!detailed) continue;
     for (const auto& p : e.params)
-      std::cout << fmt::format("    {} = {}\n        {}; {}\n", p.name, p.default_value.dump(), p.doc,
+      out << fmt::format("    {} = {}\n        {}; {}\n", p.name, p.default_value.dump(), p.doc,
                                spec::describe_allowed(p));
   }
 }
@@ -69,6 +120,9 @@ int main(int argc, char** argv) {
   CLI::App app{"attnlab: the attention chapter's experiments, reproduced against PyTorch 1.13"};
   app.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION);
   app.require_subcommand(1);
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("attnlab: error: ") + e.what() + "\nRun 'attnlab --help' for usage and examples.\n";
+  });
   app.footer(R"(Examples:
   attnlab run experiments/positions.json          print the course's table
   attnlab run experiments/*.json                  every table of the chapter, in course order
@@ -125,39 +179,58 @@ Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running.)");
   try {
     const json overrides = parse_overrides(sets);
     if (app.got_subcommand("list")) {
+      std::vector<std::string> names;
+      for (const auto& e : experiments::all_experiments()) names.push_back(e.name);
       for (const auto& k : kinds)
-        if (!experiments::find_experiment(k))
-          throw spec::SpecError("attnlab list", "", "unknown experiment \"" + k + "\"; run `attnlab list` for the kinds");
-      print_list(kinds);
+        if (!experiments::find_experiment(k)) {
+          const std::string near = spec::closest(k, names);
+          throw spec::SpecError("attnlab list", "",
+                                "unknown experiment \"" + k + "\"" +
+                                    (near.empty() ? "" : " (did you mean \"" + near + "\"?)") +
+                                    "; run `attnlab list` for the kinds");
+        }
+      std::ostringstream list_text;
+      print_list(kinds, list_text);
+      write_stdout(list_text.str());
       return kOk;
     }
-    auto specs = load_all(files, overrides);  // refuse bad specs before any work
+    auto loaded = load_all(files, overrides);  // refuse bad specs before any work
+    if (!loaded) return kUsage;
+    auto& specs = *loaded;
     if (app.got_subcommand("validate")) {
       for (const auto& s : specs) std::cerr << s.file << ": ok (" << s.experiment->name << ")\n";
       return kOk;
     }
     if (app.got_subcommand("show")) {
-      std::cout << specs[0].spec.dump(2) << "\n";
+      write_stdout(specs[0].spec.dump(2) + "\n");
       return kOk;
     }
     std::string expected;
     if (!check_file.empty()) {
       if (format != "text") throw CLI::ValidationError("--check", "compares text output; drop --format json");
-      std::ifstream in(check_file, std::ios::binary);
-      if (!in) throw CLI::ValidationError("--check", "cannot read " + check_file);
-      expected.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      expected = read_expected(check_file);
+    }
+    if (run->count("--output")) {
+      if (output.empty()) throw CLI::ValidationError("--output", "needs a file name");
+      check_writable(output);
     }
     tensor::set_blas_threads(1);
-    experiments::RunContext ctx{jobs, [](const std::string& line) { std::cerr << "attnlab: " << line << "\n"; }};
+    std::mutex progress_mutex;  // rows finish on several threads; keep their lines whole
+    experiments::RunContext ctx{jobs, [&](const std::string& line) {
+                                  const std::string text = "attnlab: " + line + "\n";
+                                  std::lock_guard<std::mutex> lock(progress_mutex);
+                                  std::cerr << text << std::flush;
+                                }};
     const auto results = experiments::run_all(std::move(specs), ctx);
     const std::string text = format == "json" ? experiments::render_json(results).dump(2) + "\n"
                                               : experiments::render_text(results);
     if (output.empty())
-      std::cout << text << std::flush;
+      write_stdout(text);
     else
       report::write_file_atomically(output, text);
     if (!check_file.empty()) {
-      const auto diffs = report::compare_tables(expected, text);
+      // Compared table by table under their headings, even for a single spec.
+      const auto diffs = report::compare_tables(expected, experiments::render_text(results, true));
       if (!diffs.empty()) {
         std::cerr << "attnlab: " << report::describe(diffs, check_file);
         return kFailure;

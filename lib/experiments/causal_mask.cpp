@@ -44,7 +44,10 @@ Report run(const nlohmann::json& spec, const RunContext&) {
     r.data["weights"].push_back(std::vector<double>(row, row + T));
   }
   // the script says "position 5": the last position, whatever T is
-  r.text += report::printf("\nposition 0 sees only itself; position %d sees everything.\n", T - 1);
+  if (T > 1)
+    r.text += report::printf("\nposition 0 sees only itself; position %d sees everything.\n", T - 1);
+  else
+    r.text += "\nposition 0 sees only itself, which is everything there is.\n";
   r.text += "no position can see its own future, which is what makes\n";
   r.text += "next-token training possible in one parallel pass.\n";
   r.data["mask"] = nlohmann::json::array();

@@ -64,8 +64,12 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
     const int H = spec.at("untrained_heads").get<int>();
     r.text = untrained_rows(g, C, H, spec.at("untrained_length").get<int>(), r.data);
     r.text += "\nuntrained, so the pattern is arbitrary. The point is that the\n";
-    r.text += fmt::format("{} rows differ, which one head could not produce.\n",
-                          H == 4 ? std::string("four") : std::to_string(H));
+    // The course's sentence, for its four heads; other counts get the same point in words that fit.
+    if (H == 1)
+      r.text += "single row is what one head gives; more heads give more patterns.\n";
+    else
+      r.text += fmt::format("{} rows differ, which one head could not produce.\n",
+                            H == 4 ? std::string("four") : std::to_string(H));
   }
   const auto heads = spec.at("heads").get<std::vector<int>>();
   if (heads.empty()) return r;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "experiments/course_tables.hpp"
 #include "experiments/kinds.hpp"
 #include "spec/validate.hpp"
@@ -37,6 +39,21 @@ const Experiment* find_experiment(const std::string& name) {
 }
 
 LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohmann::json& overrides) {
+  // A bad --set names the option, not the file it was applied to.
+  if (!overrides.empty() && doc.contains("experiment") && doc["experiment"].is_string())
+    if (const Experiment* e = find_experiment(doc["experiment"].get<std::string>())) {
+      std::vector<std::string> names{"experiment"};
+      for (const auto& p : e->params) names.push_back(p.name);
+      for (const auto& [key, value] : overrides.items())
+        if (std::find(names.begin(), names.end(), key) == names.end()) {
+          const std::string near = spec::closest(key, names);
+          throw spec::SpecError("--set " + key, "",
+                                fmt::format("unknown key \"{}\" for experiment \"{}\"{}; run `attnlab list {}` for "
+                                            "its parameters",
+                                            key, e->name, near.empty() ? "" : " (did you mean \"" + near + "\"?)",
+                                            e->name));
+        }
+    }
   for (const auto& [key, value] : overrides.items()) doc[key] = value;
   std::vector<std::string> names;
   std::string known;
@@ -49,7 +66,7 @@ LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohman
   const auto& kind = doc.at("experiment");
   if (!kind.is_string())
     throw spec::SpecError(file, "/experiment",
-                          fmt::format("{} is not a kind name; expected a string, one of: {}", kind.dump(), known));
+                          fmt::format("{} is not a kind name; expected a string, one of: {}", spec::show_value(kind), known));
   const Experiment* e = find_experiment(kind.get<std::string>());
   if (!e) {
     const std::string near = spec::closest(kind.get<std::string>(), names);

@@ -1,6 +1,8 @@
 #include "experiments/runner.hpp"
 
 #include <algorithm>
+#include <new>
+#include <stdexcept>
 
 namespace attnlab::experiments {
 
@@ -11,14 +13,22 @@ std::vector<Result> run_all(std::vector<LoadedSpec> specs, const RunContext& ctx
   std::vector<Result> results;
   for (auto& s : specs) {
     if (ctx.progress) ctx.progress("running " + s.experiment->name + " (" + s.file + ")");
-    Report r = s.experiment->run(s.spec, ctx);
+    Report r;
+    try {
+      r = s.experiment->run(s.spec, ctx);
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error(s.file + ": out of memory running " + s.experiment->name +
+                               " (reduce its sizes: widths, lengths, batch)");
+    } catch (const std::exception& e) {
+      throw std::runtime_error(s.file + ": " + s.experiment->name + ": " + e.what());
+    }
     results.push_back({std::move(s), std::move(r)});
   }
   return results;
 }
 
-std::string render_text(const std::vector<Result>& results) {
-  if (results.size() == 1) return results[0].report.text;
+std::string render_text(const std::vector<Result>& results, bool headings) {
+  if (results.size() == 1 && !headings) return results[0].report.text;
   std::string out;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (i) out += "\n";

@@ -17,13 +17,14 @@ struct Result {
 };
 
 /// Runs each spec in course order (stable for equal order), serially; each
-/// kind parallelises its own independent rows over ctx.jobs.
+/// kind parallelises its own independent rows over ctx.jobs. A failure is
+/// rethrown as std::runtime_error naming the spec file and kind.
 std::vector<Result> run_all(std::vector<LoadedSpec> specs, const RunContext& ctx);
 
 /// The text of a run: a single table as the course prints it; several
-/// tables each preceded by a line "== KIND: FILE ==" and separated by a
-/// blank line.
-std::string render_text(const std::vector<Result>& results);
+/// tables (or any number, with `headings`, as --check compares them) each
+/// preceded by a line "== KIND: FILE ==" and separated by a blank line.
+std::string render_text(const std::vector<Result>& results, bool headings = false);
 
 /// The same results as one JSON document:
 /// {"attnlab": VERSION, "results": [{"file", "experiment", "spec", "data", "text"}]}.

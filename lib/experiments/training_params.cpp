@@ -18,7 +18,7 @@ std::vector<spec::Param> training_params() {
       {.name = "n_val", .type = Type::Integer, .default_value = 2000, .doc = "validation sequences",
        .min = 1, .max = 10000000},
       {.name = "length", .type = Type::Integer, .default_value = 8,
-       .doc = "digits per sequence (positions beyond 16 have no learned embedding)", .min = 2, .max = 16},
+       .doc = "digits per sequence (at most 16, the attention models' position table)", .min = 2, .max = 16},
       {.name = "data_seed", .type = Type::Integer, .default_value = 0,
        .doc = "make_sequences seed of the training set (validation uses data_seed + 1)", .min = 0,
        .max = 4294967294.0},

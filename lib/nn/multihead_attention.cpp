@@ -79,6 +79,7 @@ void dispatch_head_size(int D, Loop& loop) {
     case 8: loop.template operator()<8>(); break;
     case 16: loop.template operator()<16>(); break;
     case 32: loop.template operator()<32>(); break;
+    case 64: loop.template operator()<64>(); break;
     default: loop.template operator()<0>(); break;
   }
 }

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -11,27 +15,60 @@ namespace attnlab::spec {
 
 using nlohmann::json;
 
+namespace {
+
+// (line, column) of a 1-based byte offset that points just past the problem.
+std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  const std::size_t stop = std::min<std::size_t>(byte ? byte - 1 : 0, text.size());
+  for (std::size_t i = 0; i < stop; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+// nlohmann's messages start "[json.exception.parse_error.101] parse error at ...: ".
+std::string explanation(const std::string& what) {
+  const auto pos = what.find(": ");
+  return pos == std::string::npos ? what : what.substr(pos + 2);
+}
+
+}  // namespace
+
 nlohmann::json parse_spec_text(const std::string& text, const std::string& file) {
   json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character.
-    std::size_t line = 1, column = 1;
-    const std::size_t stop = std::min<std::size_t>(e.byte ? e.byte - 1 : 0, text.size());
-    for (std::size_t i = 0; i < stop; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
+  // nlohmann keeps the last of two equal keys; a spec that says a thing twice
+  // is ambiguous, so the parser callback refuses it.
+  std::vector<std::vector<std::string>> keys_per_object;
+  std::string duplicate;
+  auto watch_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys_per_object.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys_per_object.empty()) keys_per_object.pop_back();
+    if (event == json::parse_event_t::key && !keys_per_object.empty()) {
+      auto& seen = keys_per_object.back();
+      const std::string key = parsed.get<std::string>();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end() && duplicate.empty()) duplicate = key;
+      seen.push_back(key);
     }
-    std::string what = e.what();
-    // Keep nlohmann's explanation, drop its "[json.exception...] parse error at ...:" prefix.
-    if (auto pos = what.find(": "); pos != std::string::npos) what = what.substr(pos + 2);
-    throw SpecError(file, "", fmt::format("not valid JSON (line {}, column {}): {}", line, column, what));
+    return true;
+  };
+  try {
+    doc = json::parse(text, watch_keys);
+  } catch (const json::parse_error& e) {
+    const auto [line, column] = line_column(text, e.byte);
+    throw SpecError(file, "", fmt::format("not valid JSON (line {}, column {}): {}", line, column,
+                                          explanation(e.what())));
+  } catch (const json::exception& e) {  // e.g. 1e400: a number beyond double's range
+    throw SpecError(file, "", fmt::format("not a usable JSON document: {}", explanation(e.what())));
   }
+  if (!duplicate.empty())
+    throw SpecError(file, "/" + duplicate,
+                    fmt::format("the key \"{}\" is given twice; give each key once", duplicate));
   if (!doc.is_object())
     throw SpecError(file, "", fmt::format("a spec must be a JSON object like {{\"experiment\": \"sqrt_d\"}}, not {}",
                                           doc.type_name()));
@@ -39,11 +76,32 @@ nlohmann::json parse_spec_text(const std::string& text, const std::string& file)
 }
 
 nlohmann::json read_spec_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw SpecError(path, "", "cannot open the file: " + (ec ? ec.message() : std::string("No such file or directory")));
+  if (!std::filesystem::is_regular_file(status))
+    throw SpecError(path, "", "not a regular file (a spec is a JSON file, e.g. experiments/sqrt_d.json)");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxSpecBytes)
+    throw SpecError(path, "", fmt::format("{} bytes is too large for a spec (at most {})", size, kMaxSpecBytes));
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError(path, "", "cannot open the file (does it exist?)");
+  if (!in) throw SpecError(path, "", "cannot open the file: " + std::string(std::strerror(errno ? errno : EACCES)));
   std::stringstream buf;
   buf << in.rdbuf();
   return parse_spec_text(buf.str(), path);
+}
+
+std::string show_value(const nlohmann::json& v) {
+  if (v.is_array()) {
+    const bool flat = std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_primitive(); });
+    if (flat && v.size() <= 8) return v.dump();
+    return fmt::format("a list of {} item{}{}", v.size(), v.size() == 1 ? "" : "s", flat ? "" : " (nested)");
+  }
+  if (v.is_object()) return fmt::format("an object with {} key{}", v.size(), v.size() == 1 ? "" : "s");
+  const std::string text = v.dump();
+  return text.size() <= 60 ? text : text.substr(0, 57) + "...";
 }
 
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
@@ -60,8 +118,12 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
   };
   std::string best;
   std::size_t best_d = word.size() / 3 + 2;
+  auto lower = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
   for (const auto& c : candidates) {
-    const std::size_t d = distance(word, c);
+    const std::size_t d = distance(lower(word), lower(c));
     if (d < best_d) {
       best_d = d;
       best = c;
@@ -79,7 +141,7 @@ std::string pointer(const std::string& key, long index = -1) {
 [[noreturn]] void refuse(const std::string& file, const std::string& path, const json& value,
                          const Param& p) {
   throw SpecError(file, path,
-                  fmt::format("{} is not allowed for \"{}\" ({}); expected {}", value.dump(), p.name, p.doc,
+                  fmt::format("{} is not allowed for \"{}\" ({}); expected {}", show_value(value), p.name, p.doc,
                               describe_allowed(p)));
 }
 
@@ -105,7 +167,7 @@ void check_scalar(const json& v, Type t, const Param& p, const std::string& file
           std::find(p.choices.begin(), p.choices.end(), v.get<std::string>()) == p.choices.end()) {
         const std::string near = closest(v.get<std::string>(), p.choices);
         throw SpecError(file, path,
-                        fmt::format("{} is not allowed for \"{}\"; expected {}{}", v.dump(), p.name,
+                        fmt::format("{} is not allowed for \"{}\"; expected {}{}", show_value(v), p.name,
                                     describe_allowed(p), near.empty() ? "" : " (did you mean \"" + near + "\"?)"));
       }
       return;
@@ -136,7 +198,7 @@ void check_value(const json& v, const Param& p, const std::string& file) {
     } catch (const SpecError&) {
       // Report the item's path but describe the whole list's rule.
       throw SpecError(file, pointer(p.name, static_cast<long>(i)),
-                      fmt::format("{} is not allowed in \"{}\" ({}); expected {}", v[i].dump(), p.name, p.doc,
+                      fmt::format("{} is not allowed in \"{}\" ({}); expected {}", show_value(v[i]), p.name, p.doc,
                                   describe_allowed(p)));
     }
   }
@@ -151,10 +213,11 @@ nlohmann::json fill_and_check(const nlohmann::json& doc, const std::string& kind
   for (const auto& [key, value] : doc.items()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     const std::string near = closest(key, names);
-    std::string valid;
-    for (std::size_t i = 1; i < names.size(); ++i) valid += (i > 1 ? ", " : "") + names[i];
+    std::string valid = "experiment";
+    for (std::size_t i = 1; i < names.size(); ++i) valid += ", " + names[i];
+    if (names.size() == 1) valid += " (this kind takes no parameters)";
     throw SpecError(file, pointer(key),
-                    fmt::format("unknown key \"{}\" for experiment \"{}\"{}; valid keys: experiment, {}", key, kind,
+                    fmt::format("unknown key \"{}\" for experiment \"{}\"{}; valid keys: {}", key, kind,
                                 near.empty() ? "" : " (did you mean \"" + near + "\"?)", valid));
   }
   json filled = json::object();

@@ -13,11 +13,13 @@
 namespace attnlab::spec {
 
 /// Parses `text` as one JSON object. Throws SpecError naming `file`, the
-/// line and the column for malformed JSON, and refuses a document that is
-/// not an object.
+/// line and the column for malformed JSON, for a number beyond double's
+/// range and for a key given twice in one object, and refuses a document
+/// that is not an object.
 nlohmann::json parse_spec_text(const std::string& text, const std::string& file);
 
-/// Reads and parses `path`. Throws SpecError when it cannot be read.
+/// Reads and parses `path`. Throws SpecError when it cannot be read (with
+/// the system's reason), is not a regular file, or exceeds kMaxSpecBytes.
 nlohmann::json read_spec_file(const std::string& path);
 
 /// Checks every key of `doc` (except "experiment") against `params`:
@@ -29,8 +31,17 @@ nlohmann::json read_spec_file(const std::string& path);
 nlohmann::json fill_and_check(const nlohmann::json& doc, const std::string& kind,
                               const std::vector<Param>& params, const std::string& file);
 
-/// The candidate nearest to `word` by edit distance, or "" when none is
-/// within a third of the word's length (plus one).
+/// The candidate nearest to `word` by edit distance, ignoring case, or ""
+/// when none is within a third of the word's length (plus one).
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+
+/// A JSON value as an error message shows it: scalars and short flat lists
+/// in full, anything longer or nested summarised ("a list of 4097 items"),
+/// without recursing, so a hostile value can neither flood the message nor
+/// overflow the stack.
+std::string show_value(const nlohmann::json& v);
+
+/// Spec files larger than this are refused unread (no spec needs more).
+inline constexpr std::size_t kMaxSpecBytes = 1 << 20;
 
 }  // namespace attnlab::spec

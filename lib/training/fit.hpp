@@ -30,7 +30,7 @@ struct FitResult {
   double accuracy = 0.0;       // fraction of validation argmax equal to the label
   std::vector<float> losses;   // the first record_losses step losses
   double seconds = 0.0;        // wall time of training and evaluation
-  double multiply_adds = 0.0;  // matrix work done: 3x forward per step (backward = 2x), plus evaluation
+  std::uint64_t multiply_adds = 0;  // matrix work done: 3x forward per step (backward = 2x), plus evaluation
 };
 
 /// Trains `model` as the course's fit() does and returns its validation
@@ -65,7 +65,7 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
       const int b = gather(batch, train, order.data() + first, std::min(cfg.batch_size, train.n - first));
       model.params.zero_grad();
       const float loss = model.train_step(batch.tokens.data(), batch.labels.data(), b, g);
-      result.multiply_adds += 3.0 * static_cast<double>(model.forward_macs(b));
+      result.multiply_adds += 3 * static_cast<std::uint64_t>(model.forward_macs(b));
       if (static_cast<int>(result.losses.size()) < cfg.record_losses) result.losses.push_back(loss);
       optim::clip_grad_norm(model.params.grads().data(), model.params.count(), cfg.max_norm);
       opt.step(model.params.values().data(), model.params.grads().data());
@@ -76,7 +76,7 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
   for (int first = 0; first < val.n; first += cfg.eval_batch_size) {
     const int b = gather_range(batch, val, first, std::min(cfg.eval_batch_size, val.n - first));
     model.logits(batch.tokens.data(), b, logits.data());
-    result.multiply_adds += static_cast<double>(model.forward_macs(b));
+    result.multiply_adds += static_cast<std::uint64_t>(model.forward_macs(b));
     right += count_correct(logits.data(), batch.labels.data(), b);
   }
   result.accuracy = static_cast<double>(right) / val.n;

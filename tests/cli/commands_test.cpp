@@ -113,13 +113,35 @@ TEST(Commands, JsonOutputToFileCarriesSpecAndFigures) {
   EXPECT_NEAR(r.at("data").at("rows").at(0).at("score_std").get<double>(), 3.579, 5e-4);
 }
 
-TEST(Commands, UnwritableOutputFailsWithExitOneAndLeavesNothing) {
+TEST(Commands, OutputIntoAMissingFolderIsRefusedBeforeWork) {
   ScratchDir dir("unwritable");
   const auto out = (dir.path / "no_such_dir" / "r.txt").string();
   const Outcome o = run_attnlab("run " + kSpecs + "/sqrt_d.json -o " + out, dir);
-  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(out));
-  EXPECT_NE(o.err.find("cannot write"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("does not exist"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("running sqrt_d"), std::string::npos) << "refused before any work: " << o.err;
+}
+
+TEST(Commands, AFailedWriteToStdoutIsAFailure) {
+  ScratchDir dir("full");
+  // /dev/full refuses every write, as a full disk does.
+  const auto err = dir.path / "err.txt";
+  const std::string cmd = std::string("'") + ATTNLAB_BINARY + "' run " + kSpecs + "/sqrt_d.json >/dev/full 2>'" +
+                          err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(slurp(err).find("could not write the output to stdout: No space left on device"), std::string::npos)
+      << slurp(err);
+}
+
+TEST(Commands, CheckWithOneSpecComparesItsTable) {
+  ScratchDir dir("check_one");
+  const std::string course = slurp(kCourse + "/04_sqrt_d.course.txt");
+  const std::string expected = dir.write("expected.txt", "== sqrt_d: experiments/sqrt_d.json ==\n" + course);
+  const Outcome o = run_attnlab("run " + kSpecs + "/sqrt_d.json --check " + expected, dir);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, course) << "a single table still prints without a heading";
 }
 
 TEST(Commands, SeveralSpecsAreSeparatedByALineNamingEach) {

@@ -83,10 +83,66 @@ TEST_F(SpecErrors, UnknownVariantSuggestsTheValidOne) {
   EXPECT_NE(o.err.find("strings from \"none\", \"learned\""), std::string::npos) << o.err;
 }
 
+TEST_F(SpecErrors, AKeyGivenTwiceIsRefused) {
+  const Outcome o = refuse(R"({"experiment": "sqrt_d", "n_keys": 5, "n_keys": 6})");
+  EXPECT_NE(o.err.find("at /n_keys: the key \"n_keys\" is given twice"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, ANumberBeyondDoubleIsASpecError) {
+  const Outcome o = refuse(R"({"experiment": "positions", "lr": 1e400})");
+  EXPECT_NE(o.err.find("number overflow"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, DeeplyNestedValuesAreSummarisedNotDumped) {
+  // 100000 levels once overflowed the stack while the error printed the value.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const Outcome o = refuse(R"({"experiment": "sqrt_d", "widths": )" + deep + "}");
+  EXPECT_NE(o.err.find("at /widths/0: a list of 1 item (nested) is not allowed"), std::string::npos)
+      << o.err.substr(0, 300);
+  EXPECT_LT(o.err.size(), 1000u);
+}
+
+TEST_F(SpecErrors, AnUnknownKeyInSetNamesTheOption) {
+  const std::string file = dir.write("spec.json", R"({"experiment": "positions"})");
+  const Outcome o = run_attnlab("run '" + file + "' --set n_head=8", dir);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_NE(o.err.find("--set n_head: unknown key \"n_head\" for experiment \"positions\" (did you mean "
+                       "\"n_heads\"?)"),
+            std::string::npos)
+      << o.err;
+}
+
+TEST_F(SpecErrors, SuggestionsIgnoreCase) {
+  const Outcome o = refuse(R"({"experiment": "positions", "N_HEADS": 8})");
+  EXPECT_NE(o.err.find("(did you mean \"n_heads\"?)"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, AKindWithoutParametersSaysSo) {
+  const Outcome o = refuse(R"({"experiment": "weighted_average", "seed": 0})");
+  EXPECT_NE(o.err.find("valid keys: experiment (this kind takes no parameters)"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, ValidateReportsEveryBadFile) {
+  const std::string good = dir.write("good.json", R"({"experiment": "sqrt_d"})");
+  const std::string bad1 = dir.write("bad1.json", R"({"experiment": "sqrt_d", "widht": [8]})");
+  const std::string bad2 = dir.write("bad2.json", R"({"experiment": "positions", "n_heads": 5})");
+  const Outcome o = run_attnlab("validate '" + good + "' '" + bad1 + "' '" + bad2 + "'", dir);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("bad1.json: at /widht"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("bad2.json: at /n_heads"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, AFolderIsNotASpec) {
+  const Outcome o = run_attnlab("validate '" + dir.path.string() + "'", dir);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("not a regular file"), std::string::npos) << o.err;
+}
+
 TEST_F(SpecErrors, MissingFileIsBadUsage) {
   const Outcome o = run_attnlab("validate '" + (dir.path / "nope.json").string() + "'", dir);
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.err.find("nope.json: cannot open the file"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("nope.json: cannot open the file: No such file"), std::string::npos) << o.err;
 }
 
 TEST_F(SpecErrors, RunRefusesMissingFileBeforeWork) {
