@@ -13,7 +13,8 @@ Run:  /usr/bin/python3 scripts/make_model_goldens.py [MODEL ...]
 Needs Debian's python3-torch (apt-get install python3-torch); the tests read
 the JSON and never need Python. Models: positions_none, positions_learned,
 attention_map (script 19's one-head model), lstm (script 18's Recurrent('lstm')),
-attention_1block (script 18's AttentionClassifier(blocks=1)).
+attention_1block and attention_2blocks (script 18's AttentionClassifier),
+rnn (script 18's Recurrent('rnn')).
 """
 import json
 import os
@@ -111,6 +112,7 @@ MODELS = {
     'lstm': lambda: Recurrent('lstm'),
     'rnn': lambda: Recurrent('rnn'),
     'attention_1block': lambda: AttentionClassifier(blocks=1),
+    'attention_2blocks': lambda: AttentionClassifier(blocks=2),
 }
 
 

@@ -1,7 +1,8 @@
-// The course's positions model (script 13) against PyTorch 1.13: initial
+// The course's positions model (script 13; script 19 with one head) against PyTorch 1.13: initial
 // weights bit for bit, then the logits, loss and every parameter gradient of
 // one training batch within 1e-5 relative. All figures come from
-// data/models/positions_*.json, written by scripts/make_model_goldens.py.
+// data/models/positions_*.json and attention_map.json, written by
+// scripts/make_model_goldens.py.
 #include <gtest/gtest.h>
 
 #include "models/attention_classifier.hpp"
@@ -10,10 +11,11 @@
 namespace attnlab::testing {
 namespace {
 
-void check_model(const std::string& file, bool use_positions) {
+void check_model(const std::string& file, bool use_positions, int n_heads = 4) {
   const auto golden = load_golden("models/" + file);
   models::AttentionClassifierConfig cfg;
   cfg.use_positions = use_positions;
+  cfg.n_heads = n_heads;
   random::Generator init(0);
   const auto& batch = golden.at("batch");
   const int B = batch.at("B"), T = batch.at("T");
@@ -36,6 +38,9 @@ void check_model(const std::string& file, bool use_positions) {
 TEST(AttentionClassifierParity, WithLearnedPositions) { check_model("positions_learned.json", true); }
 
 TEST(AttentionClassifierParity, WithoutPositions) { check_model("positions_none.json", false); }
+
+// Script 19's `Simple`: the same model with one head of 32.
+TEST(AttentionClassifierParity, OneHeadAttentionMapModel) { check_model("attention_map.json", true, 1); }
 
 TEST(AttentionClassifierParity, CountsTheCourseParameters) {
   random::Generator init(0);

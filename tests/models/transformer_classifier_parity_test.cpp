@@ -1,8 +1,8 @@
-// Script 18's AttentionClassifier(blocks=1) against PyTorch 1.13: initial
+// Script 18's AttentionClassifier (1 and 2 blocks) against PyTorch 1.13: initial
 // weights bit for bit; then, with the dropout masks drawn from the same
 // generator state PyTorch's training batch used, the loss and every
 // parameter gradient within 1e-5 relative.
-// Figures: data/models/attention_1block.json from scripts/make_model_goldens.py.
+// Figures: data/models/attention_{1block,2blocks}.json from scripts/make_model_goldens.py.
 #include <gtest/gtest.h>
 
 #include "data/loader_order.hpp"
@@ -12,10 +12,10 @@
 namespace attnlab::testing {
 namespace {
 
-TEST(TransformerClassifierParity, OneBlockWithDropout) {
-  const auto golden = load_golden("models/attention_1block.json");
+void check_blocks(const std::string& file, int blocks) {
+  const auto golden = load_golden("models/" + file);
   models::TransformerClassifierConfig cfg;
-  cfg.n_blocks = 1;
+  cfg.n_blocks = blocks;
   random::Generator init(0);
   const auto& batch = golden.at("batch");
   const int B = batch.at("B"), T = batch.at("T");
@@ -33,6 +33,10 @@ TEST(TransformerClassifierParity, OneBlockWithDropout) {
   EXPECT_NEAR(loss, golden.at("loss").get<double>(), 1e-5 * golden.at("loss").get<double>());
   expect_grads_close(model.params, golden, 1e-5);
 }
+
+TEST(TransformerClassifierParity, OneBlockWithDropout) { check_blocks("attention_1block.json", 1); }
+
+TEST(TransformerClassifierParity, TwoBlocksWithDropout) { check_blocks("attention_2blocks.json", 2); }
 
 TEST(TransformerClassifierParity, ParameterCountsAreTheCourses) {
   // Course script 18 prints 13666 (one block) and 26370 (two); script 17 12704 per block.

@@ -67,5 +67,27 @@ TEST(TrainingParity, AttentionOneBlockWithDropout) {
   check_losses("attention_1block.json", model);
 }
 
+TEST(TrainingParity, AttentionTwoBlocksWithDropout) {
+  random::Generator init(0);
+  models::TransformerClassifier model({}, init, 512, 8);
+  check_losses("attention_2blocks.json", model);
+}
+
+TEST(TrainingParity, OneHeadAttentionMapModel) {
+  models::AttentionClassifierConfig cfg;
+  cfg.n_heads = 1;
+  random::Generator init(0);
+  models::AttentionClassifier model(cfg, init, 512, 8);
+  check_losses("attention_map.json", model);
+}
+
+TEST(TrainingParity, PlainRnn) {
+  models::RecurrentClassifierConfig cfg;
+  cfg.cell = models::Cell::rnn;
+  random::Generator init(0);
+  models::RecurrentClassifier model(cfg, init, 512, 8);
+  check_losses("rnn.json", model);
+}
+
 }  // namespace
 }  // namespace attnlab::testing
