@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiments/course_tables.hpp"
+#include "experiments/spec_rules.hpp"
 #include "experiments/python_format.hpp"
 #include "nn/multihead_attention.hpp"
 #include "random/generator.hpp"
@@ -68,11 +69,7 @@ Report run(const nlohmann::json& spec, const RunContext&) {
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
-  const int C = spec.at("d_model").get<int>(), H = spec.at("n_heads").get<int>();
-  if (C % H != 0)  // PyTorch: "embed_dim must be divisible by num_heads"
-    throw spec::SpecError(file, "/n_heads",
-                          fmt::format("n_heads {} does not divide d_model {}; d_model must be a multiple of n_heads",
-                                      H, C));
+  require_heads_divide_width(spec, file);
 }
 
 }  // namespace

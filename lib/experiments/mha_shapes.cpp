@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "experiments/course_tables.hpp"
+#include "experiments/spec_rules.hpp"
 #include "experiments/python_format.hpp"
 #include "nn/linear.hpp"
 #include "nn/multihead_attention.hpp"
@@ -61,10 +62,7 @@ Report run(const nlohmann::json& spec, const RunContext&) {
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
-  const int C = spec.at("width").get<int>(), H = spec.at("heads").get<int>();
-  if (C % H != 0)  // the script's `assert width % heads == 0`
-    throw spec::SpecError(file, "/heads",
-                          fmt::format("heads {} does not divide width {}; width must be a multiple of heads", H, C));
+  require_heads_divide_width(spec, file, "width", "heads");  // the script's assert
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "experiments/kinds.hpp"
+#include "experiments/spec_rules.hpp"
 #include "experiments/training_params.hpp"
 #include "models/attention_classifier.hpp"
 #include "report/text.hpp"
@@ -49,11 +50,7 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
-  const int d_model = spec.at("d_model").get<int>(), n_heads = spec.at("n_heads").get<int>();
-  if (d_model % n_heads != 0)
-    throw spec::SpecError(file, "/n_heads",
-                          fmt::format("n_heads {} does not divide d_model {}; d_model must be a multiple of n_heads",
-                                      n_heads, d_model));
+  require_heads_divide_width(spec, file);
 }
 
 }  // namespace

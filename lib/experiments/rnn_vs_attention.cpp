@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "experiments/kinds.hpp"
+#include "experiments/spec_rules.hpp"
 #include "experiments/training_params.hpp"
 #include "models/recurrent_classifier.hpp"
 #include "models/transformer_classifier.hpp"
@@ -88,11 +89,7 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
-  const int d_model = spec.at("d_model").get<int>(), n_heads = spec.at("n_heads").get<int>();
-  if (d_model % n_heads != 0)
-    throw spec::SpecError(file, "/n_heads",
-                          fmt::format("n_heads {} does not divide d_model {}; d_model must be a multiple of n_heads",
-                                      n_heads, d_model));
+  require_heads_divide_width(spec, file);
   if (spec.at("recurrent").empty() && spec.at("blocks").empty())
     throw spec::SpecError(file, "", "no rows: give at least one of \"recurrent\" or \"blocks\"");
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "experiments/course_tables.hpp"
+#include "experiments/spec_rules.hpp"
 #include "nn/lstm.hpp"
 #include "nn/multihead_attention.hpp"
 #include "random/generator.hpp"
@@ -77,10 +78,8 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
 constexpr double kMaxWeights = double(1 << 28);
 
 void check(const nlohmann::json& spec, const std::string& file) {
-  const int C = spec.at("width").get<int>(), H = spec.at("heads").get<int>(), B = spec.at("batch").get<int>();
-  if (C % H != 0)
-    throw spec::SpecError(file, "/heads",
-                          fmt::format("heads {} does not divide width {}; width must be a multiple of heads", H, C));
+  const int H = spec.at("heads").get<int>(), B = spec.at("batch").get<int>();
+  require_heads_divide_width(spec, file, "width", "heads");  // the script's assert
   const auto lengths = spec.at("lengths").get<std::vector<int>>();
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const double weights = double(B) * H * lengths[i] * lengths[i];

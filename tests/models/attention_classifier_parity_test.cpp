@@ -12,27 +12,11 @@ namespace attnlab::testing {
 namespace {
 
 void check_model(const std::string& file, bool use_positions, int n_heads = 4) {
-  const auto golden = load_golden("models/" + file);
   models::AttentionClassifierConfig cfg;
   cfg.use_positions = use_positions;
   cfg.n_heads = n_heads;
-  random::Generator init(0);
-  const auto& batch = golden.at("batch");
-  const int B = batch.at("B"), T = batch.at("T");
-  models::AttentionClassifier model(cfg, init, B, T);
-  expect_same_layout(model.params, golden);
-  expect_init_bitwise(model.params, golden);
-
-  const auto tokens = batch.at("tokens").get<std::vector<std::int32_t>>();
-  const auto labels = batch.at("labels").get<std::vector<std::int32_t>>();
   random::Generator unused(0);
-  model.params.zero_grad();
-  const float loss = model.train_step(tokens.data(), labels.data(), B, unused);
-  EXPECT_NEAR(loss, golden.at("loss").get<double>(), 1e-5 * golden.at("loss").get<double>());
-  std::vector<float> logits(static_cast<std::size_t>(B) * 2);
-  model.logits(tokens.data(), B, logits.data());
-  expect_tensor_close("logits", logits.data(), as_floats(golden.at("logits")), 1e-5);
-  expect_grads_close(model.params, golden, 1e-5);
+  check_classifier_parity<models::AttentionClassifier>(file, cfg, unused, CompareLogits::yes);
 }
 
 TEST(AttentionClassifierParity, WithLearnedPositions) { check_model("positions_learned.json", true); }

@@ -11,26 +11,10 @@ namespace attnlab::testing {
 namespace {
 
 void check_model(const std::string& file, models::Cell cell) {
-  const auto golden = load_golden("models/" + file);
   models::RecurrentClassifierConfig cfg;
   cfg.cell = cell;
-  random::Generator init(0);
-  const auto& batch = golden.at("batch");
-  const int B = batch.at("B"), T = batch.at("T");
-  models::RecurrentClassifier model(cfg, init, B, T);
-  expect_same_layout(model.params, golden);
-  expect_init_bitwise(model.params, golden);
-
-  const auto tokens = batch.at("tokens").get<std::vector<std::int32_t>>();
-  const auto labels = batch.at("labels").get<std::vector<std::int32_t>>();
   random::Generator unused(0);
-  model.params.zero_grad();
-  const float loss = model.train_step(tokens.data(), labels.data(), B, unused);
-  EXPECT_NEAR(loss, golden.at("loss").get<double>(), 1e-5 * golden.at("loss").get<double>());
-  std::vector<float> logits(static_cast<std::size_t>(B) * 2);
-  model.logits(tokens.data(), B, logits.data());
-  expect_tensor_close("logits", logits.data(), as_floats(golden.at("logits")), 1e-5);
-  expect_grads_close(model.params, golden, 1e-5);
+  check_classifier_parity<models::RecurrentClassifier>(file, cfg, unused, CompareLogits::yes);
 }
 
 TEST(RecurrentClassifierParity, Lstm) { check_model("lstm.json", models::Cell::lstm); }

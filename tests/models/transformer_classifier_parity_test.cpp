@@ -13,25 +13,12 @@ namespace attnlab::testing {
 namespace {
 
 void check_blocks(const std::string& file, int blocks) {
-  const auto golden = load_golden("models/" + file);
   models::TransformerClassifierConfig cfg;
   cfg.n_blocks = blocks;
-  random::Generator init(0);
-  const auto& batch = golden.at("batch");
-  const int B = batch.at("B"), T = batch.at("T");
-  models::TransformerClassifier model(cfg, init, B, T);
-  expect_same_layout(model.params, golden);
-  expect_init_bitwise(model.params, golden);
-
   // PyTorch seeded 0, drew the loader's order (4 words), then ran the batch.
   random::Generator g(0);
   data::shuffled_epoch_order(g, 8000);
-  const auto tokens = batch.at("tokens").get<std::vector<std::int32_t>>();
-  const auto labels = batch.at("labels").get<std::vector<std::int32_t>>();
-  model.params.zero_grad();
-  const float loss = model.train_step(tokens.data(), labels.data(), B, g);
-  EXPECT_NEAR(loss, golden.at("loss").get<double>(), 1e-5 * golden.at("loss").get<double>());
-  expect_grads_close(model.params, golden, 1e-5);
+  check_classifier_parity<models::TransformerClassifier>(file, cfg, g, CompareLogits::no);
 }
 
 TEST(TransformerClassifierParity, OneBlockWithDropout) { check_blocks("attention_1block.json", 1); }

@@ -8,26 +8,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <vector>
 
 #include "random/generator.hpp"
 #include "support/golden.hpp"
 #include "support/gradcheck.hpp"
+#include "support/layer_parity.hpp"
 
 namespace {
 
-using attnlab::testing::as_floats;
-using attnlab::testing::expect_gradient_close;
-using attnlab::testing::fill_pseudo_random;
-using attnlab::testing::load_golden;
-using attnlab::testing::numerical_gradient;
-
-void expect_bits_equal(const std::string& name, const float* got, const std::vector<float>& want) {
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0)
-        << name << "[" << i << "]: got " << got[i] << " PyTorch " << want[i];
-}
+using namespace attnlab::testing;          // golden files, finite differences
+using namespace attnlab::testing::layers;  // the comparisons with PyTorch
 
 std::vector<std::uint8_t> as_mask(const nlohmann::json& j) {
   std::vector<std::uint8_t> v;

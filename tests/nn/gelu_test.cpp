@@ -7,39 +7,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
 #include <vector>
 
 #include "support/golden.hpp"
 #include "support/gradcheck.hpp"
+#include "support/layer_parity.hpp"
 
 namespace {
 
-using attnlab::testing::as_floats;
-using attnlab::testing::expect_gradient_close;
-using attnlab::testing::fill_pseudo_random;
-using attnlab::testing::load_golden;
-using attnlab::testing::numerical_gradient;
-
-// Float32 result against PyTorch's float32 figure, elementwise:
-//   |got - want| <= 1e-5 * |want| + 1e-6 * max_j |want_j|.
-// The second term, a millionth of the tensor's largest value, is for values
-// that come out of cancellation, where float32 rounding of the terms is large
-// against the result: LayerNorm out[22] = 0.0012864 vs PyTorch's 0.0012862
-// (2.7e-7 apart, 2e-4 relative: (x - mean) * rstd * w + b with terms near 1)
-// and GELU in its negative tail, where PyTorch's vectorised float erf is the
-// Abramowitz-Stegun 7.1.26 polynomial (|error| <= 1.5e-7): dinp 1e-2 relative
-// off on a value near 1e-5. Worst measured: 2.8e-7 of the tensor's peak.
-void expect_close_to_torch(const std::string& name, const float* got,
-                           const std::vector<float>& want, double rtol = 1e-5) {
-  double peak = 0.0;
-  for (float w : want) peak = std::max(peak, std::abs(double(w)));
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const double tol = rtol * std::abs(double(want[i])) + 1e-6 * peak;
-    ASSERT_LE(std::abs(double(got[i]) - double(want[i])), tol)
-        << name << "[" << i << "]: got " << got[i] << " PyTorch " << want[i];
-  }
-}
+using namespace attnlab::testing;          // golden files, finite differences
+using namespace attnlab::testing::layers;  // the comparisons with PyTorch
 
 TEST(Gelu, ForwardAndBackwardByHand) {
   // GELU(x) = x Phi(x): Phi(0) = 0.5, Phi(1) = 0.5 (1 + erf(1/sqrt 2)) = 0.8413447460685429,

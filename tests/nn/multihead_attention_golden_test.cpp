@@ -13,19 +13,20 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "random/generator.hpp"
 #include "support/golden.hpp"
+#include "support/layer_parity.hpp"
 
 namespace attnlab::nn {
 namespace {
 
 using attnlab::testing::as_floats;
 using attnlab::testing::load_golden;
+using attnlab::testing::layers::expect_bits_equal;
 
 // |ours - torch| <= rtol * max(|torch|, 0.1 * max_k |torch_k|): relative per
 // element, with a floor at 10% of the tensor's largest magnitude. Both sides
@@ -169,16 +170,10 @@ TEST(MultiheadAttentionInit, MatchesPyTorchBitForBitAfterManualSeed0) {
   std::vector<float> in_w(3 * C * C), in_b(3 * C, 1.f), out_w(C * C), out_b(C, 1.f);
   random::Generator gen(0);
   multihead_attention_init(gen, in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
-  auto expect_bits = [](const char* name, const std::vector<float>& ours, const std::vector<float>& torch) {
-    ASSERT_EQ(ours.size(), torch.size()) << name;
-    for (std::size_t n = 0; n < ours.size(); ++n)
-      ASSERT_EQ(std::memcmp(&ours[n], &torch[n], sizeof(float)), 0)
-          << name << "[" << n << "]: ours " << ours[n] << " torch " << torch[n];
-  };
-  expect_bits("in_proj_weight", in_w, as_floats(gold["in_proj_weight"]));
-  expect_bits("in_proj_bias", in_b, as_floats(gold["in_proj_bias"]));
-  expect_bits("out_proj.weight", out_w, as_floats(gold["out_proj_weight"]));
-  expect_bits("out_proj.bias", out_b, as_floats(gold["out_proj_bias"]));
+  expect_bits_equal("in_proj_weight", in_w, as_floats(gold["in_proj_weight"]));
+  expect_bits_equal("in_proj_bias", in_b, as_floats(gold["in_proj_bias"]));
+  expect_bits_equal("out_proj.weight", out_w, as_floats(gold["out_proj_weight"]));
+  expect_bits_equal("out_proj.bias", out_b, as_floats(gold["out_proj_bias"]));
   // 4C² + C = 4128 words consumed: the next word matches PyTorch's next draw
   EXPECT_EQ(gen.random() % (1u << 31), gold["next_word_mod_2_31"].get<std::uint32_t>());
 }

@@ -16,6 +16,7 @@
 #include "random/generator.hpp"
 #include "support/golden.hpp"
 #include "support/gradcheck.hpp"
+#include "support/layer_parity.hpp"
 
 namespace attnlab::testing {
 
@@ -297,16 +298,10 @@ inline void check_recurrent_init(RecurrentCell<float> cell) {
   std::vector<float> w_ih(GH * I), w_hh(GH * H), b_ih(GH), b_hh(GH);
   random::Generator gen(0);
   cell.init(gen, w_ih.data(), w_hh.data(), b_ih.data(), b_hh.data(), I, H);
-  auto same_bits = [](const char* name, const std::vector<float>& ours,
-                      const std::vector<float>& torch) {
-    ASSERT_EQ(ours.size(), torch.size()) << name;
-    ASSERT_EQ(std::memcmp(ours.data(), torch.data(), 4 * ours.size()), 0)
-        << name << ": first value ours " << ours[0] << " torch " << torch[0];
-  };
-  same_bits("weight_ih_l0", w_ih, golden_tensor(j, "weight_ih_l0", GH * I));
-  same_bits("weight_hh_l0", w_hh, golden_tensor(j, "weight_hh_l0", GH * H));
-  same_bits("bias_ih_l0", b_ih, golden_tensor(j, "bias_ih_l0", GH));
-  same_bits("bias_hh_l0", b_hh, golden_tensor(j, "bias_hh_l0", GH));
+  layers::expect_bits_equal("weight_ih_l0", w_ih, golden_tensor(j, "weight_ih_l0", GH * I));
+  layers::expect_bits_equal("weight_hh_l0", w_hh, golden_tensor(j, "weight_hh_l0", GH * H));
+  layers::expect_bits_equal("bias_ih_l0", b_ih, golden_tensor(j, "bias_ih_l0", GH));
+  layers::expect_bits_equal("bias_hh_l0", b_hh, golden_tensor(j, "bias_hh_l0", GH));
   // and nothing more was drawn: the next word matches a generator advanced
   // by exactly G·H·(I + H + 2) words
   random::Generator expected(0);

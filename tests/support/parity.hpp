@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "nn/parameters.hpp"
+#include "random/generator.hpp"
 #include "support/golden.hpp"
 
 namespace attnlab::testing {
@@ -64,6 +67,39 @@ inline void expect_grads_close(const nn::Parameters& params, const nlohmann::jso
     const auto& info = params.info()[i];
     expect_tensor_close("grad " + info.name, params.grad(i), as_floats(golden.at("grads").at(info.name)), rel);
   }
+}
+
+/// Whether check_classifier_parity also compares logits(batch) after the step.
+enum class CompareLogits { no, yes };
+
+/// A classifier against its PyTorch dump data/models/<file>: Model built from
+/// cfg with the generator of torch.manual_seed(0), sized for the dump's batch
+/// (B, T), has PyTorch's parameter names, shapes and initial weights; one
+/// train_step on that batch, drawing any dropout from `train_gen`, gives the
+/// loss and every gradient (and, if asked, the logits after the step) within
+/// 1e-5 relative.
+template <class Model, class Config>
+void check_classifier_parity(const std::string& file, const Config& cfg, random::Generator& train_gen,
+                             CompareLogits compare_logits) {
+  const auto golden = load_golden("models/" + file);
+  random::Generator init(0);
+  const auto& batch = golden.at("batch");
+  const int B = batch.at("B"), T = batch.at("T");
+  Model model(cfg, init, B, T);
+  expect_same_layout(model.params, golden);
+  expect_init_bitwise(model.params, golden);
+
+  const auto tokens = batch.at("tokens").get<std::vector<std::int32_t>>();
+  const auto labels = batch.at("labels").get<std::vector<std::int32_t>>();
+  model.params.zero_grad();
+  const float loss = model.train_step(tokens.data(), labels.data(), B, train_gen);
+  EXPECT_NEAR(loss, golden.at("loss").get<double>(), 1e-5 * golden.at("loss").get<double>());
+  if (compare_logits == CompareLogits::yes) {
+    std::vector<float> logits(static_cast<std::size_t>(B) * 2);
+    model.logits(tokens.data(), B, logits.data());
+    expect_tensor_close("logits", logits.data(), as_floats(golden.at("logits")), 1e-5);
+  }
+  expect_grads_close(model.params, golden, 1e-5);
 }
 
 }  // namespace attnlab::testing
