@@ -29,19 +29,8 @@ STEPS = 100
 
 
 # --- the course's code (shared/course/13_*.py, 18_*.py, 19_*.py), verbatim in substance ---
-def make_sequences(n, length=8, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    first = torch.randint(1, 10, (n, 1), generator=g)
-    rest = torch.randint(1, 9, (n, length - 1), generator=g)
-    rest = rest + (rest >= first).long()
-    y = torch.randint(0, 2, (n,), generator=g)
-    where = torch.randint(0, length - 1, (n, 1), generator=g)
-    idx = torch.arange(length - 1).unsqueeze(0)
-    plant = (y.unsqueeze(1) == 1) & (idx == where)
-    rest = torch.where(plant, first.expand_as(rest), rest)
-    return torch.cat([first, rest], dim=1), y
-
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_rng_goldens import make_sequences  # noqa: E402  the course's task, written once
 class PositionsClassifier(nn.Module):  # script 13's AttentionClassifier; script 19's Simple with heads=1
     def __init__(self, width=32, heads=4, use_positions=True):
         super().__init__()
