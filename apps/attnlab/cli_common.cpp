@@ -1,0 +1,52 @@
+#include "cli_common.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+
+#include "spec/spec_error.hpp"
+
+namespace attnlab::cli {
+
+using nlohmann::json;
+
+json parse_overrides(const std::vector<std::string>& sets) {
+  json overrides = json::object();
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw CLI::ValidationError("--set", "expected KEY=VALUE, got '" + s + "'");
+    const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
+    json value = json::parse(text, nullptr, false);
+    overrides[key] = value.is_discarded() ? json(text) : value;
+  }
+  return overrides;
+}
+
+std::optional<std::vector<experiments::LoadedSpec>> load_all(const std::vector<std::string>& files,
+                                                             const json& overrides) {
+  std::vector<experiments::LoadedSpec> specs;
+  bool refused = false;
+  for (const auto& f : files) {
+    try {
+      specs.push_back(experiments::load_spec(f, overrides));
+    } catch (const spec::SpecError& e) {
+      std::cerr << "attnlab: error: " << e.what() << "\n";
+      refused = true;
+    }
+  }
+  if (refused) return std::nullopt;
+  return specs;
+}
+
+void write_stdout(const std::string& text) {
+  const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  if (std::fflush(stdout) != 0 || !written)
+    throw std::runtime_error(std::string("could not write the output to stdout: ") + std::strerror(errno));
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,31 @@
+// What every attnlab subcommand shares: exit codes, the --set parser, and
+// writing to stdout so that a failed write is a failure.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/registry.hpp"
+
+namespace attnlab::cli {
+
+constexpr int kOk = 0, kFailure = 1, kUsage = 2;
+
+/// "--set key=value": the value is JSON when it parses as JSON, else a
+/// string, so `--set hidden_sizes=[2,4]` and `--set cell=lstm` both read
+/// naturally. Throws CLI::ValidationError naming --set.
+nlohmann::json parse_overrides(const std::vector<std::string>& sets);
+
+/// Checks every file before any work and reports every refusal on stderr,
+/// not just the first; returns the loaded specs only when all are good.
+std::optional<std::vector<experiments::LoadedSpec>> load_all(const std::vector<std::string>& files,
+                                                             const nlohmann::json& overrides);
+
+/// Writes to stdout and throws std::runtime_error on a failed write (a full
+/// disk, a closed pipe): a table that did not arrive whole is a failure.
+void write_stdout(const std::string& text);
+
+}  // namespace attnlab::cli
