@@ -9,6 +9,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev
   libgtest-dev libbenchmark-dev
+  # running sweeps elsewhere: a one-node Slurm cluster in CI, GNU parallel
+  slurm-wlm munge parallel
 )
 
 missing=()

@@ -2,7 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <filesystem>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -41,6 +44,18 @@ std::optional<std::vector<experiments::LoadedSpec>> load_all(const std::vector<s
   }
   if (refused) return std::nullopt;
   return specs;
+}
+
+void check_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::absolute(path).parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec))
+    throw CLI::ValidationError("--output", "cannot write " + path + ": the folder " + parent.string() +
+                                               " does not exist");
+  if (::access(parent.c_str(), W_OK) != 0)
+    throw CLI::ValidationError("--output", "cannot write " + path + ": " + std::strerror(errno));
+  if (fs::is_directory(path, ec)) throw CLI::ValidationError("--output", path + " is a folder");
 }
 
 void write_stdout(const std::string& text) {

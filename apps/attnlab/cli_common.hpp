@@ -24,6 +24,11 @@ nlohmann::json parse_overrides(const std::vector<std::string>& sets);
 std::optional<std::vector<experiments::LoadedSpec>> load_all(const std::vector<std::string>& files,
                                                              const nlohmann::json& overrides);
 
+/// Checks before any work that `path` can be written (its folder exists and
+/// is writable, and it is not a folder), so a result is not lost after
+/// hours of training. Throws CLI::ValidationError naming --output.
+void check_output_path(const std::string& path);
+
 /// Writes to stdout and throws std::runtime_error on a failed write (a full
 /// disk, a closed pipe): a table that did not arrive whole is a failure.
 void write_stdout(const std::string& text);

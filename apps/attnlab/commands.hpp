@@ -23,6 +23,24 @@ struct RunOptions {
 CLI::App* add_run(CLI::App& app, RunOptions& o);
 int run_command(const RunOptions& o);
 
+/// `attnlab sweep SPEC [KEY=VALUES...]` and `attnlab run-one RUN_DIR` (sweep_command.cpp).
+struct SweepOptions {
+  std::string spec;
+  std::vector<std::string> overrides, slurm_options;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string dir, format = "text", output, launcher = "local";
+  bool plan = false, collect = false, fail_fast = false, times = false, dry_run = false, wait = false;
+  CLI::App* sub = nullptr;
+};
+CLI::App* add_sweep(CLI::App& app, SweepOptions& o);
+int sweep_command(const SweepOptions& o);
+
+struct RunOneOptions {
+  std::string dir;
+};
+CLI::App* add_run_one(CLI::App& app, RunOneOptions& o);
+int run_one_command(const RunOneOptions& o);
+
 /// `attnlab validate SPEC...`, `attnlab show SPEC`, `attnlab list [KIND...]` (spec_commands.cpp).
 struct SpecOptions {
   std::vector<std::string> files, sets, kinds;

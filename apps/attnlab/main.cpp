@@ -27,12 +27,18 @@ int main(int argc, char** argv) {
   attnlab validate experiments/*.json             check specs without running them
   attnlab list                                    every experiment kind, one line each
   attnlab list positions                          one kind's parameters, defaults and ranges
+  attnlab sweep experiments/bottleneck.json seed=0,1,2,3,4 -j 2   mean ± std over five seeds
+  attnlab sweep experiments/bottleneck.json seed=range(0,5) --launcher slurm --wait   the same on Slurm
 
 Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running.)");
 
   RunOptions run_opts;
   SpecOptions spec_opts;
+  SweepOptions sweep_opts;
+  RunOneOptions run_one_opts;
   auto* run = add_run(app, run_opts);
+  auto* sweep = add_sweep(app, sweep_opts);
+  auto* run_one = add_run_one(app, run_one_opts);
   auto* validate = add_validate(app, spec_opts);
   auto* show = add_show(app, spec_opts);
   auto* list = add_list(app, spec_opts);
@@ -52,6 +58,8 @@ Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running.)");
 
   try {
     if (run->parsed()) return run_command(run_opts);
+    if (sweep->parsed()) return sweep_command(sweep_opts);
+    if (run_one->parsed()) return run_one_command(run_one_opts);
     if (validate->parsed()) return validate_command(spec_opts);
     if (show->parsed()) return show_command(spec_opts);
     if (list->parsed()) return list_command(spec_opts);

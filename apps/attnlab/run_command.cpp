@@ -21,19 +21,6 @@ namespace attnlab::cli {
 
 namespace {
 
-// A result file's folder must exist and be writable before hours of training.
-void check_writable(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path parent = fs::absolute(path).parent_path();
-  std::error_code ec;
-  if (!fs::is_directory(parent, ec))
-    throw CLI::ValidationError("--output", "cannot write " + path + ": the folder " + parent.string() +
-                                               " does not exist");
-  if (::access(parent.c_str(), W_OK) != 0)
-    throw CLI::ValidationError("--output", "cannot write " + path + ": " + std::strerror(errno));
-  if (fs::is_directory(path, ec)) throw CLI::ValidationError("--output", path + " is a folder");
-}
-
 std::string read_expected(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
@@ -72,7 +59,7 @@ int run_command(const RunOptions& o) {
   }
   if (o.sub->count("--output")) {
     if (o.output.empty()) throw CLI::ValidationError("--output", "needs a file name");
-    check_writable(o.output);
+    check_output_path(o.output);
   }
   tensor::set_blas_threads(1);
   std::mutex progress_mutex;  // rows finish on several threads; keep their lines whole

@@ -11,6 +11,7 @@
 #include "spec/param.hpp"
 #include "spec/spec_error.hpp"
 #include "spec/validate.hpp"
+#include "sweep/plan.hpp"
 
 namespace attnlab::cli {
 
@@ -54,10 +55,28 @@ CLI::App* add_list(CLI::App& app, SpecOptions& o) {
 }
 
 int validate_command(const SpecOptions& o) {
-  const auto loaded = load_all(o.files, parse_overrides(o.sets));
+  const auto overrides = parse_overrides(o.sets);
+  const auto loaded = load_all(o.files, overrides);
   if (!loaded) return kUsage;
-  for (const auto& s : *loaded) std::cerr << s.file << ": ok (" << s.experiment->name << ")\n";
-  return kOk;
+  bool refused = false;
+  for (const auto& s : *loaded) {
+    // A spec with a "sweep" block: every combination is checked, as `attnlab sweep` would.
+    nlohmann::json doc = spec::read_spec_file(s.file);
+    if (!doc.contains("sweep")) {
+      std::cerr << s.file << ": ok (" << s.experiment->name << ")\n";
+      continue;
+    }
+    for (const auto& [key, value] : overrides.items()) doc[key] = value;
+    try {
+      const auto plan = sweep::make_plan_from(doc, s.file, {});
+      std::cerr << s.file << ": ok (" << s.experiment->name << ", a sweep of " << plan.runs.size() << " run"
+                << (plan.runs.size() == 1 ? "" : "s") << ")\n";
+    } catch (const spec::SpecError& e) {
+      std::cerr << "attnlab: error: " << e.what() << "\n";
+      refused = true;
+    }
+  }
+  return refused ? kUsage : kOk;
 }
 
 int show_command(const SpecOptions& o) {

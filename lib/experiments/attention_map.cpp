@@ -34,6 +34,8 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
 
   Report r;
   r.text = report::printf("accuracy %.4f\n\n", result.accuracy);
+  r.table = {.label_header = "", .columns = {{"accuracy", "accuracy", "%.4f"}}};  // the map itself is not aggregated
+  r.table.add_row("", {result.accuracy});
   std::string digits;
   for (int t = 0; t < T; ++t) digits += std::to_string(seq[t]);
   r.text += report::printf("sequence %s, label %d\n", digits.c_str(), data.val.labels[index]);

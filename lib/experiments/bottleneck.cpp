@@ -31,8 +31,10 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   Report r;
   r.text = report::printf("%14s %12s\n", "hidden size", "accuracy");
   r.data["rows"] = nlohmann::json::array();
+  r.table = {.label_header = "hidden size", .columns = {{"accuracy", "accuracy", "%.4f"}}};
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     r.text += report::printf("%14d %12.4f\n", sizes[i], results[i].accuracy);
+    r.table.add_row(std::to_string(sizes[i]), {results[i].accuracy});
     r.data["rows"].push_back(
         {{"hidden_size", sizes[i]},
          {"accuracy", results[i].accuracy},

@@ -15,8 +15,12 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   Report r;
   r.text = report::printf("%10s %16s %18s\n", "length", "attention scores", "recurrent steps");
   r.data["rows"] = nlohmann::json::array();
+  r.table = {.label_header = "length",
+             .columns = {{"attention scores", "attention_scores", "%.0f"},
+                         {"recurrent steps", "recurrent_steps", "%.0f"}}};
   for (long long T : spec.at("lengths").get<std::vector<long long>>()) {
     const long long scores = T * T, steps = T;  // one score per (query, key) pair; one step per position
+    r.table.add_row(std::to_string(T), {static_cast<double>(scores), static_cast<double>(steps)});
     r.text += report::printf("%10d %16d %18d\n", T, scores, steps);
     r.data["rows"].push_back({{"length", T}, {"attention_scores", scores}, {"recurrent_steps", steps}});
   }

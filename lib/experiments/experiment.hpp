@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "report/table.hpp"
 #include "spec/param.hpp"
 
 namespace attnlab::experiments {
@@ -17,11 +18,15 @@ struct RunContext {
   std::function<void(const std::string&)> progress;   // a line for stderr; may be empty
 };
 
-/// What a run produces: the table as the course prints it, and the same
-/// figures as JSON for scripts.
+/// What a run produces: the table as the course prints it, the same
+/// figures as JSON for scripts, and (for kinds whose output is a table of
+/// measured figures) that table's layout and figures, which `attnlab sweep`
+/// aggregates over seeds. A kind that fills no table is aggregated over the
+/// numeric scalars of its `data`.
 struct Report {
   std::string text;
   nlohmann::json data = nlohmann::json::object();
+  report::Table table;
 };
 
 /// One experiment kind. `params` is the single declaration behind `list`,

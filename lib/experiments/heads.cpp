@@ -90,8 +90,15 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   r.text += report::printf("\n%8s %12s %14s %10s %9s\n", "heads", "attn params", "mult-adds", "accuracy", "time");
   r.data["rows"] = nlohmann::json::array();
   const std::size_t macs = nn::mha_forward_macs(B, T, T, C);
+  r.table = {.label_header = "heads",
+             .columns = {{"attn params", "attention_params", "%.0f"},
+                         {"mult-adds", "multiply_adds", "%.0f"},
+                         {"accuracy", "accuracy", "%.4f"},
+                         {"time", "seconds", "%.0fs", true}}};
   for (std::size_t i = 0; i < heads.size(); ++i) {
     const std::size_t params = nn::mha_parameter_count(C);
+    r.table.add_row(std::to_string(heads[i]), {static_cast<double>(params), static_cast<double>(macs),
+                                               results[i].accuracy, results[i].seconds});
     r.text += report::printf("%8d %12d %14lld %10.4f %8.0fs\n", heads[i], static_cast<int>(params),
                              static_cast<long long>(macs), results[i].accuracy, results[i].seconds);
     r.data["rows"].push_back({{"heads", heads[i]},

@@ -38,8 +38,10 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   Report r;
   r.text = report::printf("%-22s %12s\n", "", "accuracy");
   r.data["rows"] = nlohmann::json::array();
+  r.table = {.label_header = "", .label_left = true, .columns = {{"accuracy", "accuracy", "%.4f"}}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
     r.text += report::printf("%-22s %12.4f\n", label(variants[i]), results[i].accuracy);
+    r.table.add_row(label(variants[i]), {results[i].accuracy});
     r.data["rows"].push_back({{"variant", variants[i]},
                               {"label", label(variants[i])},
                               {"accuracy", results[i].accuracy},

@@ -39,6 +39,15 @@ const Experiment* find_experiment(const std::string& name) {
 }
 
 LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohmann::json& overrides) {
+  // A "sweep" block belongs to `attnlab sweep` (lib/sweep/plan.hpp), which
+  // checks it; everything else runs the spec it sweeps over.
+  if (doc.is_object() && doc.contains("sweep")) {
+    if (!doc.at("sweep").is_object())
+      throw spec::SpecError(file, "/sweep",
+                            "expected an object of KEY: [VALUES...], e.g. {\"seed\": [0, 1, 2]}; got " +
+                                spec::show_value(doc.at("sweep")));
+    doc.erase("sweep");
+  }
   // A bad --set names the option, not the file it was applied to.
   if (!overrides.empty() && doc.contains("experiment") && doc["experiment"].is_string())
     if (const Experiment* e = find_experiment(doc["experiment"].get<std::string>())) {

@@ -26,7 +26,9 @@ struct LoadedSpec {
 /// Reads `path`, applies `overrides` (an object of key -> value, from
 /// `--set`), and checks everything before any work: JSON syntax, the
 /// "experiment" key and its kind (listing the known kinds), unknown keys,
-/// types, ranges and the kind's own rules. Throws spec::SpecError.
+/// types, ranges and the kind's own rules. Throws spec::SpecError. A
+/// "sweep" object is left out (`attnlab sweep` reads it; `run` runs the
+/// spec it sweeps over).
 LoadedSpec load_spec(const std::string& path, const nlohmann::json& overrides = nlohmann::json::object());
 
 /// The same, for a document already parsed (tests, and specs built in code).

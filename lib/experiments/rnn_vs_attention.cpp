@@ -76,7 +76,13 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   Report r;
   r.text = report::printf("%-26s %10s %10s %9s\n", "", "params", "accuracy", "time");
   r.data["rows"] = nlohmann::json::array();
+  r.table = {.label_header = "",
+             .label_left = true,
+             .columns = {{"params", "params", "%.0f"},
+                         {"accuracy", "accuracy", "%.4f"},
+                         {"time", "seconds", "%.0fs", true}}};
   for (std::size_t i = 0; i < rows.size(); ++i) {
+    r.table.add_row(rows[i].label, {static_cast<double>(out[i].params), out[i].fit.accuracy, out[i].fit.seconds});
     r.text += report::printf("%-26s %10d %10.4f %8.0fs\n", rows[i].label.c_str(), static_cast<int>(out[i].params),
                              out[i].fit.accuracy, out[i].fit.seconds);
     r.data["rows"].push_back({{"model", rows[i].label},

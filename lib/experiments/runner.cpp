@@ -40,12 +40,14 @@ std::string render_text(const std::vector<Result>& results, bool headings) {
 
 nlohmann::json render_json(const std::vector<Result>& results) {
   nlohmann::json doc = {{"attnlab", ATTNLAB_VERSION}, {"results", nlohmann::json::array()}};
-  for (const auto& r : results)
+  for (const auto& r : results) {
     doc["results"].push_back({{"file", r.loaded.file},
                               {"experiment", r.loaded.experiment->name},
                               {"spec", r.loaded.spec},
                               {"data", r.report.data},
                               {"text", r.report.text}});
+    if (!r.report.table.empty()) doc["results"].back()["table"] = report::to_json(r.report.table);
+  }
   return doc;
 }
 

@@ -27,7 +27,8 @@ std::vector<Result> run_all(std::vector<LoadedSpec> specs, const RunContext& ctx
 std::string render_text(const std::vector<Result>& results, bool headings = false);
 
 /// The same results as one JSON document:
-/// {"attnlab": VERSION, "results": [{"file", "experiment", "spec", "data", "text"}]}.
+/// {"attnlab": VERSION, "results": [{"file", "experiment", "spec", "data", "text", "table"}]},
+/// "table" (report::to_json) only for kinds that fill one.
 nlohmann::json render_json(const std::vector<Result>& results);
 
 }  // namespace attnlab::experiments

@@ -44,8 +44,13 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   Report r;
   r.text = report::printf("%8s %16s %16s %16s\n", "width", "score std", "max weight", "max weight scaled");
   r.data["rows"] = nlohmann::json::array();
+  r.table = {.label_header = "width",
+             .columns = {{"score std", "score_std", "%.3f"},
+                         {"max weight", "max_weight", "%.4f"},
+                         {"max weight scaled", "max_weight_scaled", "%.4f"}}};
   for (int d : spec.at("widths").get<std::vector<int>>()) {
     const Row row = measure(g, d, spec.at("n_keys").get<int>());
+    r.table.add_row(std::to_string(row.width), {row.score_std, row.max_weight, row.max_weight_scaled});
     r.text += report::printf("%8d %16.3f %16.4f %16.4f\n", row.width, row.score_std, row.max_weight,
                              row.max_weight_scaled);
     r.data["rows"].push_back({{"width", row.width},

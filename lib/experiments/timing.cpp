@@ -45,6 +45,8 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   Report r;
   r.text = report::printf("%10s %14s %14s\n", "length", "attention", "lstm");
   r.data["rows"] = nlohmann::json::array();
+  r.table = {.label_header = "length",
+             .columns = {{"attention", "attention_ms", "%.1fms", true}, {"lstm", "lstm_ms", "%.1fms", true}}};
   for (int T : spec.at("lengths").get<std::vector<int>>()) {
     // x (B, T, C), drawn afresh for each length
     std::vector<float> x(static_cast<std::size_t>(B) * T * C), out(x.size());
@@ -68,6 +70,7 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
 
     r.text += report::printf("%10d %13.1fms %13.1fms\n", T, attention * 1000, lstm * 1000);
     r.data["rows"].push_back({{"length", T}, {"attention_seconds", attention}, {"lstm_seconds", lstm}});
+    r.table.add_row(std::to_string(T), {attention * 1000, lstm * 1000});
     if (ctx.progress) ctx.progress(fmt::format("timing: length {} done", T));
   }
   return r;
