@@ -68,7 +68,8 @@ EOF
 
 start() {
   [[ $(id -u) -eq 0 ]] || { log "must run as root (slurmd starts jobs as their users)"; exit 1; }
-  if answers; then
+  # Ask sinfo only when our controller runs: against a stopped one it waits for its timeout.
+  if alive "$dir/slurmctld.started" && answers; then
     log "already up ($conf)"
     return 0
   fi

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   attnlab list                                    every experiment kind, one line each
   attnlab list positions                          one kind's parameters, defaults and ranges
   attnlab sweep experiments/bottleneck.json seed=0,1,2,3,4 -j 2   mean ± std over five seeds
-  attnlab sweep experiments/bottleneck.json seed=range(0,5) --launcher slurm --wait   the same on Slurm
+  attnlab sweep experiments/bottleneck.json 'seed=range(0,5)' --launcher slurm --wait   the same on Slurm
 
 Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running.)");
 

@@ -131,7 +131,7 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
   auto* sweep = app.add_subcommand("sweep", "run a grid of overrides and seeds, resume it, aggregate mean ± std");
   sweep->add_option("spec", o.spec, "spec file (JSON); its optional \"sweep\" block adds axes")->required();
   sweep->add_option("overrides", o.overrides,
-                    "KEY=VALUES, Hydra's grammar: seed=0,1,2  seed=range(0,5)  lr=1e-3,3e-3  cell=lstm,gru  "
+                    "KEY=VALUES, Hydra's grammar: seed=0,1,2  'seed=range(0,5)' (quoted for the shell)  lr=1e-3,3e-3  cell=lstm,gru  "
                     "'variants=[\"none\"],[\"learned\"]'; one value is a fixed override (epochs=1)");
   sweep->add_option("-j,--jobs", o.jobs,
                     "runs at once, each single-threaded (default: the number of cores); with --launcher slurm, "
@@ -158,10 +158,10 @@ sweep again skips every run whose result says ok and reruns the rest.
 
 Examples:
   attnlab sweep experiments/bottleneck.json seed=0,1,2,3,4 -j 2
-  attnlab sweep experiments/positions.json lr=1e-3,3e-3 seed=range(0,3) --format csv -o grid.csv
-  attnlab sweep experiments/bottleneck.json seed=range(0,5) --plan
-  attnlab sweep experiments/bottleneck.json seed=range(0,5) --launcher commands | parallel -j 8
-  attnlab sweep experiments/bottleneck.json seed=range(0,5) --launcher slurm --slurm-option partition=debug --wait
+  attnlab sweep experiments/positions.json lr=1e-3,3e-3 'seed=range(0,3)' --format csv -o grid.csv
+  attnlab sweep experiments/bottleneck.json 'seed=range(0,5)' --plan
+  attnlab sweep experiments/bottleneck.json 'seed=range(0,5)' --launcher commands | parallel -j 8
+  attnlab sweep experiments/bottleneck.json 'seed=range(0,5)' --launcher slurm --slurm-option partition=debug --wait
 
 Exit codes: 0 every run ok, 1 a run failed or has no result, 2 bad usage or spec, 130/143 stopped by
 SIGINT/SIGTERM (nothing half-written; run the same command again to finish).)");
