@@ -182,6 +182,8 @@ int sweep_command(const SweepOptions& o) {
 
   const Plan plan = make_plan(o.spec, o.overrides);  // every combination checked; exit 2 on a refusal
   const fs::path dir = o.dir.empty() ? default_sweep_dir(o.spec) : fs::path(o.dir);
+  if (std::error_code ec; fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw CLI::ValidationError("--dir", dir.string() + " exists and is not a folder");
   std::vector<RunState> states = inspect_all(plan, dir);
   if (o.plan) {
     write_stdout(print_plan(plan, states));

@@ -24,7 +24,7 @@ std::string sbatch_option(const std::string& option) {
       throw spec::SpecError("--slurm-option", "",
                             "'" + option + "' is set by the launcher itself (one task per run, one CPU each, output "
                             "under the sweep's slurm/ folder); use -j to limit the tasks running at once");
-  if (name.size() <= 2) throw spec::SpecError("--slurm-option", "", "'" + option + "' is not an sbatch option");
+  if (name == "-" || name == "--") throw spec::SpecError("--slurm-option", "", "'" + option + "' is not an sbatch option");
   return o;
 }
 

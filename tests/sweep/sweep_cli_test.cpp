@@ -140,6 +140,11 @@ TEST(Sweep, ABadCombinationIsRefusedBeforeAnyRun) {
             std::string::npos)
       << o.err;
   EXPECT_FALSE(fs::exists(dir.path / "runs"));
+  dir.write("a_file", "");
+  const Outcome not_a_folder = run_attnlab("sweep " + kSpecs + "/bottleneck.json seed=0 --dir a_file", dir,
+                                           dir.path.string());
+  EXPECT_EQ(not_a_folder.exit_code, 2);
+  EXPECT_NE(not_a_folder.err.find("--dir: a_file exists and is not a folder"), std::string::npos) << not_a_folder.err;
   const Outcome unknown = run_attnlab("sweep " + kSpecs + "/bottleneck.json hiden_sizes=[2]", dir, dir.path.string());
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("(did you mean \"hidden_sizes\"?)"), std::string::npos) << unknown.err;
