@@ -1,5 +1,6 @@
 #include "nn/multihead_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -10,7 +11,9 @@
 
 namespace attnlab::nn {
 
-MhaDims mha_dims(int B, int T, int S, int C, int H) {
+MhaDims mha_dims(int B, int T, int S, int C, int H) { return mha_dims(B, T, S, C, H, MhaVariant{}); }
+
+MhaDims mha_dims(int B, int T, int S, int C, int H, const MhaVariant& v) {
   if (B <= 0 || T <= 0 || S <= 0 || C <= 0 || H <= 0)
     throw std::invalid_argument("multihead attention: B, T, S, d_model and n_heads must be positive (got B=" +
                                 std::to_string(B) + ", T=" + std::to_string(T) + ", S=" + std::to_string(S) +
@@ -18,22 +21,33 @@ MhaDims mha_dims(int B, int T, int S, int C, int H) {
   if (C % H != 0)
     throw std::invalid_argument("multihead attention: d_model " + std::to_string(C) +
                                 " is not divisible by n_heads " + std::to_string(H));
-  return MhaDims{B, T, S, C, H, C / H};
+  if (v.kdim < 0 || v.vdim < 0)
+    throw std::invalid_argument("multihead attention: kdim and vdim must be positive, or 0 for embed_dim (got kdim=" +
+                                std::to_string(v.kdim) + ", vdim=" + std::to_string(v.vdim) + ")");
+  MhaDims d{B, T, S, C, H, C / H};
+  d.kdim = v.kdim > 0 ? v.kdim : C;
+  d.vdim = v.vdim > 0 ? v.vdim : C;
+  d.batch_first = v.batch_first;
+  d.add_bias_kv = v.add_bias_kv;
+  d.add_zero_attn = v.add_zero_attn;
+  return d;
 }
 
-std::size_t mha_parameter_count(int C) {
+std::size_t mha_parameter_count(int C) { return mha_parameter_count(C, C, C, true, false); }
+
+std::size_t mha_parameter_count(int C, int kdim, int vdim, bool bias, bool add_bias_kv) {
   const std::size_t c = static_cast<std::size_t>(C);
-  return 3 * c * c + 3 * c + c * c + c;
+  return c * (c + std::size_t(kdim) + std::size_t(vdim)) + c * c + (bias ? 4 * c : 0) + (add_bias_kv ? 2 * c : 0);
 }
 
 MhaCacheLayout mha_cache_layout(const MhaDims& d) {
-  const std::size_t B = d.B, T = d.T, S = d.S, C = d.C, H = d.H;
+  const std::size_t B = d.B, T = d.T, S = d.keys(), C = d.C, H = d.H;
   MhaCacheLayout L{};
-  if (d.T == d.S) {  // one (B·T, 3C) block: a self-attention projection is one product
+  if (d.T == d.S && int(S) == d.S) {  // one (B·T, 3C) block: a self-attention projection is one product
     L.q = 0;
     L.k = C;
     L.ld_q = L.ld_kv = 3 * C;
-  } else {  // q (B·T, C), then kv (B·S, 2C)
+  } else {  // q (B·T, C), then kv (B·S', 2C)
     L.q = 0;
     L.k = B * T * C;
     L.ld_q = C;
@@ -43,13 +57,20 @@ MhaCacheLayout mha_cache_layout(const MhaDims& d) {
   L.att = B * T * C + 2 * B * S * C;
   L.y = L.att + B * H * T * S;
   L.total = L.y + B * T * C;
+  // row (b, i) of a (B, T, .) tensor is b*T + i batch-first, i*B + b sequence-first
+  L.q_b = (d.batch_first ? T : 1) * L.ld_q;
+  L.q_i = (d.batch_first ? 1 : B) * L.ld_q;
+  L.kv_b = (d.batch_first ? S : 1) * L.ld_kv;
+  L.kv_j = (d.batch_first ? 1 : B) * L.ld_kv;
+  L.y_b = (d.batch_first ? T : 1) * C;
+  L.y_i = (d.batch_first ? 1 : B) * C;
   return L;
 }
 
 std::size_t mha_cache_size(const MhaDims& d) { return mha_cache_layout(d).total; }
 
 std::size_t mha_scratch_size(const MhaDims& d) {
-  const std::size_t B = d.B, T = d.T, S = d.S, C = d.C;
+  const std::size_t B = d.B, T = d.T, S = d.keys(), C = d.C;
   return (B * T * C + 2 * B * S * C) + B * T * C + S;
 }
 
@@ -69,6 +90,38 @@ void add_column_sums(T* bias_grad, const T* src, std::size_t ld, std::size_t row
     for (std::size_t c = 0; c < n; ++c) bias_grad[c] += src[r * ld + c];
 }
 
+// The key/value rows that come from the inputs, as blocks of consecutive rows
+// (input row, cache row, count). Appended keys interleave with them only
+// batch-first, where each batch's S rows are followed by its appended ones.
+struct RowBlock {
+  std::size_t in_row, cache_row, rows;
+};
+template <class F>
+void for_each_kv_block(const MhaDims& d, F&& f) {
+  const std::size_t S = d.S, Sp = d.keys();
+  if (d.batch_first && Sp != S)
+    for (std::size_t b = 0; b < std::size_t(d.B); ++b) f(RowBlock{b * S, b * Sp, S});
+  else
+    f(RowBlock{0, 0, std::size_t(d.B) * S});
+}
+
+// in_proj_weight as one (3C, C) tensor: the roles sit back to back.
+template <class P>
+bool packed_weights(const P& p, const MhaDims& d) {
+  const std::size_t cc = std::size_t(d.C) * d.C;
+  return d.kdim == d.C && d.vdim == d.C && p.k_proj_weight == p.q_proj_weight + cc &&
+         p.v_proj_weight == p.k_proj_weight + cc;
+}
+
+// One input projection into strided rows: out rows = in (rows, K) · W^T (N, K)
+// [+ bias], beta = 1 after the bias pre-fill (PyTorch's addmm), beta = 0 without.
+template <class T>
+void project(T* out, std::size_t ld_out, const T* in, std::size_t rows, int K, const T* W, int N, const T* bias) {
+  if (rows == 0) return;
+  if (bias) fill_rows_with_bias(out, ld_out, rows, bias, N);
+  tensor::gemm<T>(false, true, int(rows), N, K, T(1), in, K, W, K, bias ? T(1) : T(0), out, int(ld_out));
+}
+
 }  // namespace
 
 // Calls loop.template operator()<DC>() with DC = D for the head sizes models
@@ -85,36 +138,54 @@ void dispatch_head_size(int D, Loop& loop) {
 }
 
 template <class T>
-void multihead_attention_forward(T* out, T* weights, MhaWeights which, T* cache,
-                                 const T* query, const T* key, const T* value,
-                                 const MhaMasks<T>& masks, const MhaDropout<T>& dropout,
-                                 const T* in_proj_weight, const T* in_proj_bias,
-                                 const T* out_proj_weight, const T* out_proj_bias,
-                                 const MhaDims& d) {
+void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query, const T* key, const T* value,
+                 const MhaMasks<T>& masks, const MhaDropout<T>& dropout, const MhaParams<T>& p, const MhaDims& d) {
   using tensor::gemm;
-  const int B = d.B, Tq = d.T, S = d.S, C = d.C, H = d.H, D = d.D;
+  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), C = d.C, H = d.H, D = d.D;
   const MhaCacheLayout L = mha_cache_layout(d);
   T* q = cache + L.q;      // (B·T, C), row stride ld_q
-  T* k = cache + L.k;      // (B·S, C), row stride ld_kv
-  T* v = cache + L.v;      // (B·S, C), row stride ld_kv
-  T* att = cache + L.att;  // (B, H, T, S) softmax weights before dropout
-  T* y = cache + L.y;      // (B, T, C) heads concatenated
-  const std::size_t BT = std::size_t(B) * Tq, BS = std::size_t(B) * S;
+  T* k = cache + L.k;      // (B·S', C), row stride ld_kv
+  T* v = cache + L.v;      // (B·S', C), row stride ld_kv
+  T* att = cache + L.att;  // (B, H, T, S') softmax weights before dropout
+  T* y = cache + L.y;      // (B·T, C) heads concatenated
+  const std::size_t BT = std::size_t(B) * Tq;
+  const T* bq = p.in_proj_bias;
+  const T* bk = bq ? bq + C : nullptr;
+  const T* bv = bq ? bq + 2 * C : nullptr;
+  const bool packed = packed_weights(p, d);
+  if (d.add_bias_kv && (!p.bias_k || !p.bias_v))
+    throw std::invalid_argument("multihead attention: add_bias_kv needs bias_k and bias_v");
 
-  // in-projection: pre-fill with the bias, then accumulate X · W^T (beta = 1)
-  fill_rows_with_bias(q, L.ld_q, BT, in_proj_bias, C);
-  fill_rows_with_bias(k, L.ld_kv, BS, in_proj_bias + C, C);
-  fill_rows_with_bias(v, L.ld_kv, BS, in_proj_bias + 2 * C, C);
-  if (query == key && key == value && Tq == S) {
+  // in-projection. Packed weights fuse the products PyTorch fuses
+  // (_in_projection_packed): all three for self-attention, k and v when key is value.
+  if (packed && query == key && key == value && Tq == S_in && S == S_in) {
     // self-attention: (B·T, C) · (C, 3C) into [q | k | v]
-    gemm<T>(false, true, BT, 3 * C, C, T(1), query, C, in_proj_weight, C, T(1), q, L.ld_q);
+    if (bq) fill_rows_with_bias(q, L.ld_q, BT, bq, 3 * C);
+    gemm<T>(false, true, int(BT), 3 * C, C, T(1), query, C, p.q_proj_weight, C, bq ? T(1) : T(0), q, int(L.ld_q));
   } else {
-    gemm<T>(false, true, BT, C, C, T(1), query, C, in_proj_weight, C, T(1), q, L.ld_q);
-    if (key == value) {  // encoder-decoder: (B·S, C) · (C, 2C) into [k | v]
-      gemm<T>(false, true, BS, 2 * C, C, T(1), key, C, in_proj_weight + C * C, C, T(1), k, L.ld_kv);
-    } else {
-      gemm<T>(false, true, BS, C, C, T(1), key, C, in_proj_weight + C * C, C, T(1), k, L.ld_kv);
-      gemm<T>(false, true, BS, C, C, T(1), value, C, in_proj_weight + 2 * C * C, C, T(1), v, L.ld_kv);
+    project(q, L.ld_q, query, BT, C, p.q_proj_weight, C, bq);
+    for_each_kv_block(d, [&](const RowBlock& r) {
+      T* kr = k + r.cache_row * L.ld_kv;
+      T* vr = v + r.cache_row * L.ld_kv;
+      if (packed && key == value) {  // encoder-decoder: (rows, C) · (C, 2C) into [k | v]
+        project(kr, L.ld_kv, key + r.in_row * C, r.rows, C, p.k_proj_weight, 2 * C, bk);
+      } else {
+        project(kr, L.ld_kv, key + r.in_row * d.kdim, r.rows, d.kdim, p.k_proj_weight, C, bk);
+        project(vr, L.ld_kv, value + r.in_row * d.vdim, r.rows, d.vdim, p.v_proj_weight, C, bv);
+      }
+    });
+  }
+  // appended keys: bias_k / bias_v (add_bias_kv), then zeros (add_zero_attn), for every batch
+  for (int b = 0; b < B; ++b) {
+    int j = S_in;
+    if (d.add_bias_kv) {
+      std::copy_n(p.bias_k, C, k + b * L.kv_b + j * L.kv_j);
+      std::copy_n(p.bias_v, C, v + b * L.kv_b + j * L.kv_j);
+      ++j;
+    }
+    if (d.add_zero_attn) {
+      std::fill_n(k + b * L.kv_b + j * L.kv_j, C, T(0));
+      std::fill_n(v + b * L.kv_b + j * L.kv_j, C, T(0));
     }
   }
 
@@ -125,6 +196,7 @@ void multihead_attention_forward(T* out, T* weights, MhaWeights which, T* cache,
   const T neg_inf = -std::numeric_limits<T>::infinity();
   if (which == MhaWeights::averaged)
     for (std::size_t n = 0; n < BT * S; ++n) weights[n] = T(0);
+  const std::size_t mask_block = masks.attn_per_head ? std::size_t(Tq) * S_in : 0;
 
   // The per-head loops run over D = C / H; a compile-time D (8 in the course)
   // lets the compiler turn each of them into one vector operation.
@@ -132,25 +204,35 @@ void multihead_attention_forward(T* out, T* weights, MhaWeights which, T* cache,
     const int D = DC > 0 ? DC : d.D;
     for (int b = 0; b < B; ++b) {
       for (int h = 0; h < H; ++h) {
+        const std::size_t mask_base = std::size_t(b * H + h) * mask_block;
+        const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * kv_j + e]
+        const T* vh = v + b * L.kv_b + h * D;  // v_j[e] = vh[j * kv_j + e]
         for (int i = 0; i < Tq; ++i) {
           const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
-          T* p = att + row_index;                                 // (S)
-          const T* qi = q + (std::size_t(b) * Tq + i) * L.ld_q + h * D;  // (D)
+          T* p = att + row_index;                          // (S')
+          const T* qi = q + b * L.q_b + i * L.q_i + h * D;  // (D)
 
           // pass 1: scores q·k / sqrt(D) + float mask, -inf where blocked
-          for (int j = 0; j < S; ++j) {
-            const bool blocked = (masks.key_padding && masks.key_padding[std::size_t(b) * S + j]) ||
-                                 (masks.attn_bool && masks.attn_bool[std::size_t(i) * S + j]);
+          const std::size_t mask_row = mask_base + std::size_t(i) * S_in;
+          for (int j = 0; j < S_in; ++j) {
+            const bool blocked = (masks.key_padding && masks.key_padding[std::size_t(b) * S_in + j]) ||
+                                 (masks.attn_bool && masks.attn_bool[mask_row + j]);
             if (blocked) {
               p[j] = neg_inf;
               continue;
             }
-            const T* kj = k + (std::size_t(b) * S + j) * L.ld_kv + h * D;
+            const T* kj = kh + j * L.kv_j;
             T s = T(0);
             for (int e = 0; e < D; ++e) s += qi[e] * kj[e];
             s /= sqrt_d;  // one division per score rather than one per element of q
-            if (masks.attn_float) s += masks.attn_float[std::size_t(i) * S + j];
+            if (masks.attn_float) s += masks.attn_float[mask_row + j];
             p[j] = s;
+          }
+          for (int j = S_in; j < S; ++j) {  // appended keys: masks padded with False / 0
+            const T* kj = kh + j * L.kv_j;
+            T s = T(0);
+            for (int e = 0; e < D; ++e) s += qi[e] * kj[e];
+            p[j] = s / sqrt_d;
           }
 
           // pass 2: softmax (an all-blocked row becomes zeros)
@@ -166,23 +248,22 @@ void multihead_attention_forward(T* out, T* weights, MhaWeights which, T* cache,
 
           // pass 4: y_i = sum_j P'_ij v_j (e outer: the sum stays in a register;
           // accumulating into y_i in memory stalled on store-to-load forwarding)
-          T* yi = y + (std::size_t(b) * Tq + i) * C + h * D;
-          const T* vh = v + std::size_t(b) * S * L.ld_kv + h * D;  // v_j[e] = vh[j * ld_kv + e]
+          T* yi = y + b * L.y_b + i * L.y_i + h * D;
           if constexpr (DC > 0) {
-            // j outer over contiguous rows of v; a constant D keeps acc in
-            // registers. Each acc[e] still sums over j in ascending order, so
-            // the result is bit for bit the runtime-D loop's.
+            // j outer over rows of v; a constant D keeps acc in registers.
+            // Each acc[e] still sums over j in ascending order, so the result
+            // is bit for bit the runtime-D loop's.
             T acc[DC] = {};
             for (int j = 0; j < S; ++j) {
               const T pj = p_after(j);
-              const T* vj = vh + j * L.ld_kv;
+              const T* vj = vh + j * L.kv_j;
               for (int e = 0; e < DC; ++e) acc[e] += pj * vj[e];
             }
             for (int e = 0; e < DC; ++e) yi[e] = acc[e];
           } else {
             for (int e = 0; e < D; ++e) {
               T acc = T(0);
-              for (int j = 0; j < S; ++j) acc += p_after(j) * vh[j * L.ld_kv + e];
+              for (int j = 0; j < S; ++j) acc += p_after(j) * vh[j * L.kv_j + e];
               yi[e] = acc;
             }
           }
@@ -195,20 +276,16 @@ void multihead_attention_forward(T* out, T* weights, MhaWeights which, T* cache,
   if (which == MhaWeights::averaged)  // PyTorch: weights.sum(dim=1) / num_heads
     for (std::size_t n = 0; n < BT * S; ++n) weights[n] /= T(H);
 
-  // out-projection: out = y · Wo^T + bo
-  fill_rows_with_bias(out, C, BT, out_proj_bias, C);
-  gemm<T>(false, true, BT, C, C, T(1), y, C, out_proj_weight, C, T(1), out, C);
+  // out-projection: out = y · Wo^T + bo (y rows are out rows, in either layout)
+  project(out, C, y, BT, C, p.out_proj_weight, C, p.out_proj_bias);
 }
 
 template <class T>
-void multihead_attention_backward(T* d_query, T* d_key, T* d_value, T* d_in_proj_weight,
-                                  T* d_in_proj_bias, T* d_out_proj_weight, T* d_out_proj_bias,
-                                  T* scratch, const T* d_out, const T* cache, const T* query,
-                                  const T* key, const T* value, const MhaDropout<T>& dropout,
-                                  const T* in_proj_weight, const T* out_proj_weight,
-                                  const MhaDims& d) {
+void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scratch, const T* d_out,
+                  const T* cache, const T* query, const T* key, const T* value, const MhaDropout<T>& dropout,
+                  const MhaParams<T>& p, const MhaDims& d) {
   using tensor::gemm;
-  const int B = d.B, Tq = d.T, S = d.S, C = d.C, H = d.H, D = d.D;
+  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), C = d.C, H = d.H, D = d.D;
   const MhaCacheLayout L = mha_cache_layout(d);
   const T* q = cache + L.q;
   const T* k = cache + L.k;
@@ -217,7 +294,7 @@ void multihead_attention_backward(T* d_query, T* d_key, T* d_value, T* d_in_proj
   const T* y = cache + L.y;
   const std::size_t BT = std::size_t(B) * Tq, BS = std::size_t(B) * S;
   const std::size_t proj_size = BT * C + 2 * BS * C;
-  // scratch: d(q, k, v) in the cache's projection layout, then dy (B·T, C), then one row (S)
+  // scratch: d(q, k, v) in the cache's projection layout, then dy (B·T, C), then one row (S')
   T* dq = scratch + L.q;
   T* dk = scratch + L.k;
   T* dv = scratch + L.v;
@@ -226,32 +303,36 @@ void multihead_attention_backward(T* d_query, T* d_key, T* d_value, T* d_in_proj
   for (std::size_t n = 0; n < proj_size + BT * C; ++n) scratch[n] = T(0);
 
   // out-projection: d(bo) += sum over rows of d_out; d(Wo) (C, C) += d_out^T · y; dy = d_out · Wo
-  add_column_sums(d_out_proj_bias, d_out, C, BT, C);
-  gemm<T>(true, false, C, C, BT, T(1), d_out, C, y, C, T(1), d_out_proj_weight, C);
-  gemm<T>(false, false, BT, C, C, T(1), d_out, C, out_proj_weight, C, T(1), dy, C);
+  if (g.out_proj_bias) add_column_sums(g.out_proj_bias, d_out, C, BT, C);
+  if (g.out_proj_weight) gemm<T>(true, false, C, C, int(BT), T(1), d_out, C, y, C, T(1), g.out_proj_weight, C);
+  gemm<T>(false, false, int(BT), C, C, T(1), d_out, C, p.out_proj_weight, C, T(1), dy, C);
 
   const T sqrt_d = std::sqrt(T(D));
   auto heads_loop = [&]<int DC>() {
     const int D = DC > 0 ? DC : d.D;
     for (int b = 0; b < B; ++b) {
       for (int h = 0; h < H; ++h) {
+        const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * kv_j + e]
+        const T* vh = v + b * L.kv_b + h * D;
+        T* dkh = dk + b * L.kv_b + h * D;
+        T* dvh = dv + b * L.kv_b + h * D;
         for (int i = 0; i < Tq; ++i) {
           const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
           const T* p = att + row_index;
           const std::uint8_t* keep = dropout.keep ? dropout.keep + row_index : nullptr;
-          const T* dyi = dy + (std::size_t(b) * Tq + i) * C + h * D;
-          const T* qi = q + (std::size_t(b) * Tq + i) * L.ld_q + h * D;
-          T* dqi = dq + (std::size_t(b) * Tq + i) * L.ld_q + h * D;
+          const T* dyi = dy + b * L.y_b + i * L.y_i + h * D;
+          const T* qi = q + b * L.q_b + i * L.q_i + h * D;
+          T* dqi = dq + b * L.q_b + i * L.q_i + h * D;
 
           // pass 1: dv_j += P'_ij dy_i;  dP'_ij = dy_i · v_j;  dP = dP' * keep * scale
           for (int j = 0; j < S; ++j) {
-            const T* vj = v + (std::size_t(b) * S + j) * L.ld_kv + h * D;
-            T* dvj = dv + (std::size_t(b) * S + j) * L.ld_kv + h * D;
+            const T* vj = vh + j * L.kv_j;
+            T* dvj = dvh + j * L.kv_j;
             const T factor = keep ? (keep[j] ? dropout.scale : T(0)) : T(1);
             const T pj = p[j] * factor;
-            T g = T(0);
-            for (int e = 0; e < D; ++e) g += dyi[e] * vj[e];
-            dp[j] = g * factor;
+            T gs = T(0);
+            for (int e = 0; e < D; ++e) gs += dyi[e] * vj[e];
+            dp[j] = gs * factor;
             if (pj != T(0))
               for (int e = 0; e < D; ++e) dvj[e] += pj * dyi[e];
           }
@@ -262,75 +343,107 @@ void multihead_attention_backward(T* d_query, T* d_key, T* d_value, T* d_in_proj
           // pass 3: score = q_i · k_j / sqrt(D), so dq_i += sum_j dscore_ij k_j / sqrt(D)
           // (e outer: the sum stays in a register) and dk_j += dscore_ij q_i / sqrt(D)
           for (int j = 0; j < S; ++j) dp[j] /= sqrt_d;
-          const T* kh = k + std::size_t(b) * S * L.ld_kv + h * D;  // k_j[e] = kh[j * ld_kv + e]
-          T* dkh = dk + std::size_t(b) * S * L.ld_kv + h * D;
           if constexpr (DC > 0) {  // as in the forward's pass 4: same sums, contiguous reads
             T acc[DC] = {};
             for (int j = 0; j < S; ++j) {
-              const T* kj = kh + j * L.ld_kv;
+              const T* kj = kh + j * L.kv_j;
               for (int e = 0; e < DC; ++e) acc[e] += dp[j] * kj[e];
             }
             for (int e = 0; e < DC; ++e) dqi[e] += acc[e];
           } else {
             for (int e = 0; e < D; ++e) {
               T acc = T(0);
-              for (int j = 0; j < S; ++j) acc += dp[j] * kh[j * L.ld_kv + e];
+              for (int j = 0; j < S; ++j) acc += dp[j] * kh[j * L.kv_j + e];
               dqi[e] += acc;
             }
           }
           for (int j = 0; j < S; ++j) {
             if (dp[j] == T(0)) continue;  // blocked (P = 0): nothing flows
-            T* dkj = dkh + j * L.ld_kv;
+            T* dkj = dkh + j * L.kv_j;
             for (int e = 0; e < D; ++e) dkj[e] += dp[j] * qi[e];
           }
         }
       }
     }
-
   };
   dispatch_head_size(D, heads_loop);
 
-  // in-projection biases: column sums of dq, dk, dv
-  add_column_sums(d_in_proj_bias, dq, L.ld_q, BT, C);
-  add_column_sums(d_in_proj_bias + C, dk, L.ld_kv, BS, C);
-  add_column_sums(d_in_proj_bias + 2 * C, dv, L.ld_kv, BS, C);
-
-  // in_proj_weight (3C, C) += [dq; dk; dv]^T · [query; key; value]
-  if (query == key && key == value && Tq == S) {
-    gemm<T>(true, false, 3 * C, C, BT, T(1), dq, L.ld_q, query, C, T(1), d_in_proj_weight, C);
-  } else {
-    gemm<T>(true, false, C, C, BT, T(1), dq, L.ld_q, query, C, T(1), d_in_proj_weight, C);
-    if (key == value) {
-      gemm<T>(true, false, 2 * C, C, BS, T(1), dk, L.ld_kv, key, C, T(1), d_in_proj_weight + C * C, C);
-    } else {
-      gemm<T>(true, false, C, C, BS, T(1), dk, L.ld_kv, key, C, T(1), d_in_proj_weight + C * C, C);
-      gemm<T>(true, false, C, C, BS, T(1), dv, L.ld_kv, value, C, T(1), d_in_proj_weight + 2 * C * C, C);
+  // appended keys: bias_k / bias_v collect their rows' gradients over the
+  // batch; the zero key is a constant and its gradient is dropped
+  if (d.add_bias_kv)
+    for (int b = 0; b < B; ++b) {
+      const std::size_t at = b * L.kv_b + std::size_t(S_in) * L.kv_j;
+      if (g.bias_k)
+        for (int c = 0; c < C; ++c) g.bias_k[c] += dk[at + c];
+      if (g.bias_v)
+        for (int c = 0; c < C; ++c) g.bias_v[c] += dv[at + c];
     }
+
+  const bool packed = packed_weights(p, d);
+  const bool grads_packed = packed_weights(g, d) && g.q_proj_weight;
+  const bool self_fused = packed && query == key && key == value && Tq == S_in && S == S_in;
+
+  // in-projection biases: column sums of dq and of the input rows of dk, dv
+  if (g.in_proj_bias) {
+    add_column_sums(g.in_proj_bias, dq, L.ld_q, BT, C);
+    for_each_kv_block(d, [&](const RowBlock& r) {
+      add_column_sums(g.in_proj_bias + C, dk + r.cache_row * L.ld_kv, L.ld_kv, r.rows, C);
+      add_column_sums(g.in_proj_bias + 2 * C, dv + r.cache_row * L.ld_kv, L.ld_kv, r.rows, C);
+    });
+  }
+
+  // projection weights: Wq (C, C) += dq^T · query, Wk (C, kdim) += dk^T · key, Wv += dv^T · value
+  if (self_fused && grads_packed) {
+    gemm<T>(true, false, 3 * C, C, int(BT), T(1), dq, int(L.ld_q), query, C, T(1), g.q_proj_weight, C);
+  } else {
+    if (g.q_proj_weight)
+      gemm<T>(true, false, C, C, int(BT), T(1), dq, int(L.ld_q), query, C, T(1), g.q_proj_weight, C);
+    for_each_kv_block(d, [&](const RowBlock& r) {
+      const T* dkr = dk + r.cache_row * L.ld_kv;
+      const T* dvr = dv + r.cache_row * L.ld_kv;
+      if (packed && grads_packed && key == value) {
+        gemm<T>(true, false, 2 * C, C, int(r.rows), T(1), dkr, int(L.ld_kv), key + r.in_row * C, C, T(1),
+                g.k_proj_weight, C);
+        return;
+      }
+      if (g.k_proj_weight)
+        gemm<T>(true, false, C, d.kdim, int(r.rows), T(1), dkr, int(L.ld_kv), key + r.in_row * d.kdim, d.kdim,
+                T(1), g.k_proj_weight, d.kdim);
+      if (g.v_proj_weight)
+        gemm<T>(true, false, C, d.vdim, int(r.rows), T(1), dvr, int(L.ld_kv), value + r.in_row * d.vdim, d.vdim,
+                T(1), g.v_proj_weight, d.vdim);
+    });
   }
 
   // inputs: d_query += dq · Wq, d_key += dk · Wk, d_value += dv · Wv
-  if (d_query && d_query == d_key && d_key == d_value && Tq == S) {
+  if (self_fused && d_query && d_query == d_key && d_key == d_value) {
     // one buffer for all three: (B·T, 3C) · (3C, C) adds their sum
-    gemm<T>(false, false, BT, C, 3 * C, T(1), dq, L.ld_q, in_proj_weight, C, T(1), d_query, C);
+    gemm<T>(false, false, int(BT), C, 3 * C, T(1), dq, int(L.ld_q), p.q_proj_weight, C, T(1), d_query, C);
     return;
   }
-  if (d_query) gemm<T>(false, false, BT, C, C, T(1), dq, L.ld_q, in_proj_weight, C, T(1), d_query, C);
-  if (d_key && d_key == d_value) {
-    gemm<T>(false, false, BS, C, 2 * C, T(1), dk, L.ld_kv, in_proj_weight + C * C, C, T(1), d_key, C);
-    return;
-  }
-  if (d_key) gemm<T>(false, false, BS, C, C, T(1), dk, L.ld_kv, in_proj_weight + C * C, C, T(1), d_key, C);
-  if (d_value)
-    gemm<T>(false, false, BS, C, C, T(1), dv, L.ld_kv, in_proj_weight + 2 * C * C, C, T(1), d_value, C);
+  if (d_query) gemm<T>(false, false, int(BT), C, C, T(1), dq, int(L.ld_q), p.q_proj_weight, C, T(1), d_query, C);
+  for_each_kv_block(d, [&](const RowBlock& r) {
+    const T* dkr = dk + r.cache_row * L.ld_kv;
+    const T* dvr = dv + r.cache_row * L.ld_kv;
+    if (packed && d_key && d_key == d_value) {  // [dk | dv] · [Wk; Wv] adds their sum
+      gemm<T>(false, false, int(r.rows), C, 2 * C, T(1), dkr, int(L.ld_kv), p.k_proj_weight, C, T(1),
+              d_key + r.in_row * C, C);
+      return;
+    }
+    if (d_key)
+      gemm<T>(false, false, int(r.rows), d.kdim, C, T(1), dkr, int(L.ld_kv), p.k_proj_weight, d.kdim, T(1),
+              d_key + r.in_row * d.kdim, d.kdim);
+    if (d_value)
+      gemm<T>(false, false, int(r.rows), d.vdim, C, T(1), dvr, int(L.ld_kv), p.v_proj_weight, d.vdim, T(1),
+              d_value + r.in_row * d.vdim, d.vdim);
+  });
 }
 
-#define ATTNLAB_MHA_INSTANTIATE(T)                                                                  \
-  template void multihead_attention_forward<T>(T*, T*, MhaWeights, T*, const T*, const T*, const T*, \
-                                               const MhaMasks<T>&, const MhaDropout<T>&, const T*,  \
-                                               const T*, const T*, const T*, const MhaDims&);       \
-  template void multihead_attention_backward<T>(T*, T*, T*, T*, T*, T*, T*, T*, const T*, const T*,  \
-                                                const T*, const T*, const T*, const MhaDropout<T>&, \
-                                                const T*, const T*, const MhaDims&);
+#define ATTNLAB_MHA_INSTANTIATE(T)                                                                   \
+  template void mha_forward<T>(T*, T*, MhaWeights, T*, const T*, const T*, const T*, const MhaMasks<T>&, \
+                               const MhaDropout<T>&, const MhaParams<T>&, const MhaDims&);             \
+  template void mha_backward<T>(T*, T*, T*, const MhaGrads<T>&, T*, const T*, const T*, const T*,        \
+                                const T*, const T*, const MhaDropout<T>&, const MhaParams<T>&, const MhaDims&);
 ATTNLAB_MHA_INSTANTIATE(float)
 ATTNLAB_MHA_INSTANTIATE(double)
 #undef ATTNLAB_MHA_INSTANTIATE
