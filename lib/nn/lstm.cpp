@@ -230,4 +230,13 @@ template void lstm_backward<double>(double*, double*, double*, double*, double*,
                                     const double*, const double*, const double*, const double*,
                                     const double*, int, int, int, int);
 
+template <class Real>
+void lstm_last_cell(Real* c_n, const Real* cache, int B, int T, int H) {
+  check_recurrent_dims("lstm_last_cell", B, T, 1, H);
+  const LstmCache<const Real> cv = lstm_cache(cache, B, T, H);
+  std::copy_n(cv.c + std::size_t(T - 1) * cv.bh, std::size_t(B) * H, c_n);
+}
+template void lstm_last_cell<float>(float*, const float*, int, int, int);
+template void lstm_last_cell<double>(double*, const double*, int, int, int);
+
 }  // namespace attnlab::nn

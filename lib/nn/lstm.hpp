@@ -59,4 +59,10 @@ void lstm_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_i
                    Real* scratch, const Real* dout, const Real* cache, const Real* inp,
                    const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H);
 
+/// Copies the last cell state c_{T-1} (B, H) out of a cache lstm_forward
+/// filled: the c_n PyTorch's nn.LSTM returns (h_n is out[:, T-1, :]).
+/// Throws std::invalid_argument unless B, T, H >= 1.
+template <class Real>
+void lstm_last_cell(Real* c_n, const Real* cache, int B, int T, int H);
+
 }  // namespace attnlab::nn

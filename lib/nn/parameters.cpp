@@ -6,7 +6,6 @@
 namespace attnlab::nn {
 
 std::size_t Parameters::add(std::string name, std::vector<int> shape) {
-  if (allocated_) throw std::logic_error("Parameters::add(\"" + name + "\") after allocate()");
   if (shape.empty()) throw std::invalid_argument("parameter \"" + name + "\" has an empty shape");
   for (const auto& p : info_)
     if (p.name == name) throw std::logic_error("parameter \"" + name + "\" declared twice");
@@ -17,6 +16,10 @@ std::size_t Parameters::add(std::string name, std::vector<int> shape) {
   }
   info_.push_back({std::move(name), std::move(shape), total_, size});
   total_ += size;
+  if (allocated_) {  // appended: grow both buffers, zero-filled
+    value_.resize(total_, 0.0f);
+    grad_.resize(total_, 0.0f);
+  }
   return info_.size() - 1;
 }
 

@@ -21,12 +21,17 @@ struct ParamInfo {
 };
 
 /// Declare every tensor with add(), in PyTorch's registration order, then
-/// call allocate() once; pointers stay valid afterwards.
+/// call allocate() once; pointers stay valid afterwards. A tensor added after
+/// allocate() (a module joining a model, attnlab/nn/module.hpp) is appended,
+/// zero-filled, to both buffers: indices stay valid, pointers taken before
+/// the add may move.
 class Parameters {
  public:
-  /// Declares a tensor and returns its index. Throws std::logic_error after
-  /// allocate() or for a duplicate name, std::invalid_argument for an empty shape.
+  /// Declares a tensor and returns its index. Throws std::logic_error for a
+  /// duplicate name, std::invalid_argument for an empty shape or a
+  /// non-positive dimension.
   std::size_t add(std::string name, std::vector<int> shape);
+  bool allocated() const { return allocated_; }
   /// Sizes value and grad (zero-filled).
   void allocate();
 
