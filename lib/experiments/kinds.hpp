@@ -12,5 +12,6 @@ Experiment positions_experiment();         // positions.cpp, course script 13
 Experiment block_experiment();             // block.cpp, course script 17
 Experiment rnn_vs_attention_experiment();  // rnn_vs_attention.cpp, course script 18
 Experiment attention_map_experiment();     // attention_map.cpp, course script 19
+Experiment torch_mha_experiment();         // torch_mha.cpp, seed page 003 (after the course scripts)
 
 }  // namespace attnlab::experiments
