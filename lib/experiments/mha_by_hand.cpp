@@ -22,7 +22,7 @@ xt::xtensor<float, 3> linear(const xt::xtensor<float, 3>& X, const xt::xtensor<f
   const std::size_t L = X.shape()[0], B = X.shape()[1], In = X.shape()[2], Out = W.shape()[0];
   const xt::xtensor<float, 2> X2 = xt::reshape_view(X, {L * B, In});
   xt::xtensor<float, 2> Y = xt::linalg::dot(X2, xt::transpose(W));
-  if (b.size()) Y += xt::view(b, newaxis, all);
+  if (b.size()) Y += xt::view(b, newaxis(), all());
   return xt::reshape_view(Y, {L, B, Out});
 }
 
@@ -36,8 +36,8 @@ xt::xtensor<float, 3> split_heads(const xt::xtensor<float, 3>& x, std::size_t H)
 xt::xtensor<float, 3> bmm(const xt::xtensor<float, 3>& a, const xt::xtensor<float, 3>& b) {
   xt::xtensor<float, 3> out = xt::zeros<float>({a.shape()[0], a.shape()[1], b.shape()[2]});
   for (std::size_t n = 0; n < a.shape()[0]; ++n) {
-    const xt::xtensor<float, 2> an = xt::view(a, n, all, all), bn = xt::view(b, n, all, all);
-    xt::view(out, n, all, all) = xt::linalg::dot(an, bn);
+    const xt::xtensor<float, 2> an = xt::view(a, n, all(), all()), bn = xt::view(b, n, all(), all());
+    xt::view(out, n, all(), all()) = xt::linalg::dot(an, bn);
   }
   return out;
 }
@@ -58,16 +58,16 @@ ByHandResult mha_by_hand(const xt::xtensor<float, 3>& Q, const xt::xtensor<float
 
   const xt::xtensor<float, 3> kt = xt::transpose(k, {0, 2, 1});
   xt::xtensor<float, 3> W = bmm(q, kt) * std::pow(float(E / H), -0.5f);  // (B·H, N, M)
-  if (attn_mask) W += xt::view(*attn_mask, newaxis, all, all);        // (N, M) -> (1, N, M)
+  if (attn_mask) W += xt::view(*attn_mask, newaxis(), all(), all());        // (N, M) -> (1, N, M)
   if (key_mask) {                                                      // (B, 1, 1, M)
     auto W4 = xt::reshape_view(W, {B, H, N, M});
-    W4 = xt::where(xt::view(*key_mask, all, newaxis, newaxis, all), -std::numeric_limits<float>::infinity(), W4);
+    W4 = xt::where(xt::view(*key_mask, all(), newaxis(), newaxis(), all()), -std::numeric_limits<float>::infinity(), W4);
   }
   // softmax over the last dimension, the row maximum evaluated first
   const xt::xtensor<float, 2> row_max = xt::amax(W, {2});
-  W = xt::exp(W - xt::view(row_max, all, all, newaxis));
+  W = xt::exp(W - xt::view(row_max, all(), all(), newaxis()));
   const xt::xtensor<float, 2> row_sum = xt::sum(W, {2});
-  W = W / xt::view(row_sum, all, all, newaxis);
+  W = W / xt::view(row_sum, all(), all(), newaxis());
 
   const xt::xtensor<float, 3> A = bmm(W, v);                                           // (B·H, N, E/H)
   const xt::xtensor<float, 3> A_nbe = xt::reshape_view(xt::eval(xt::transpose(A, {1, 0, 2})), {N, B, E});

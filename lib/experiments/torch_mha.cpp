@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <xtensor/xview.hpp>
+
 #include "attnlab/nn/multihead_attention.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/mha_by_hand.hpp"
@@ -122,8 +124,8 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   using xt::all;
   using xt::range;
   const ByHandResult by_hand = mha_by_hand(
-      Q2, K2, V2, xt::view(Wi, range(0, E2), all), xt::view(Wi, range(E2, 2 * E2), all),
-      xt::view(Wi, range(2 * E2, 3 * E2), all), mha2.out_proj_weight(), xt::view(Bi, range(0, E2)),
+      Q2, K2, V2, xt::view(Wi, range(0, E2), all()), xt::view(Wi, range(E2, 2 * E2), all()),
+      xt::view(Wi, range(2 * E2, 3 * E2), all()), mha2.out_proj_weight(), xt::view(Bi, range(0, E2)),
       xt::view(Bi, range(E2, 2 * E2)), xt::view(Bi, range(2 * E2, 3 * E2)), mha2.out_proj_bias(), H2, &key_mask,
       &attn_mask);
   const double d_out = rss(A_both, by_hand.output), d_w = rss(*W_both, by_hand.weights);
