@@ -152,7 +152,7 @@ void check(const nlohmann::json& spec, const std::string& file) {
 Experiment torch_mha_experiment() {
   using spec::Type;
   return {.name = "torch_mha",
-          .summary = "nn.MultiheadAttention as seed page 003 uses it: shapes, state_dict, masked weights, by hand",
+          .summary = "nn.MultiheadAttention in full, as PyTorch's page shows it: shapes, state_dict, masked weights, by hand",
           .course_order = 20,
           .params = {{.name = "embed_dim", .type = Type::Integer, .default_value = 100,
                       .doc = "part 1: E, the layer's width", .min = 1, .max = 1024},
