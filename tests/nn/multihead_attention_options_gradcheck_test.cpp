@@ -70,7 +70,7 @@ struct OptProblem {
     const std::size_t mask_rows = (c.mask_3d ? B * d.H : 1) * T;
     if (c.key_padding) {
       kpm.assign(B * S, 0);
-      kpm[1 * S + (S - 1)] = 1;
+      if (B > 1) kpm[1 * S + (S - 1)] = 1;  // batch 1, when there is one
       kpm[0 * S + 1] = 1;
       masks.key_padding = kpm.data();
     }
