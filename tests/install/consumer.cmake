@@ -40,3 +40,19 @@ message(STATUS "${last_output}")
 if(NOT last_output MATCHES "max \\|attnlab - PyTorch\\| = ")
   message(FATAL_ERROR "unexpected output:\n${last_output}")
 endif()
+
+# The guard against mismatched xtensor types: a program compiled without the
+# library's flags is refused at compile time, naming the reason.
+find_program(_cxx NAMES c++ g++ REQUIRED)
+file(GLOB _include ${WORK}/prefix/include/attnlab-*)
+file(WRITE ${WORK}/mismatch.cpp "#include <attnlab/attnlab.hpp>\nint main() {}\n")
+foreach(_case "-DXTENSOR_USE_XSIMD;-march=x86-64|xtensor's alignment differs" "-march=native|XTENSOR_USE_XSIMD")
+  string(REPLACE "|" ";" _parts "${_case}")
+  list(GET _parts -1 _expect)
+  list(REMOVE_AT _parts -1)
+  execute_process(COMMAND ${_cxx} -std=c++20 ${_parts} -I${_include} -fsyntax-only
+                          ${WORK}/mismatch.cpp RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(rc EQUAL 0 OR NOT err MATCHES "${_expect}")
+    message(FATAL_ERROR "compiling with ${_parts} was not refused with \"${_expect}\" (rc ${rc}):\n${err}")
+  endif()
+endforeach()
