@@ -5,20 +5,20 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_binary.hpp"
+#include "support/golden.hpp"
 
 namespace attnlab::testing {
 namespace {
 
 const std::string kSpecs = ATTNLAB_EXPERIMENTS_DIR;
-const std::string kCourse = ATTNLAB_COURSE_DIR;
 
 TEST(Commands, SqrtDPrintsTheCourseTableByteForByte) {
   ScratchDir dir("sqrt_d");
   const Outcome o = run_attnlab("run " + kSpecs + "/sqrt_d.json", dir);
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  // The course's own printed output (shared/course/04_sqrt_d.course.txt),
+  // The course's own printed output (data/course/04_sqrt_d.course.txt),
   // which PyTorch 1.13 reproduces digit for digit.
-  EXPECT_EQ(o.out, slurp(kCourse + "/04_sqrt_d.course.txt"));
+  EXPECT_EQ(o.out, course_output("04_sqrt_d.course.txt"));
 }
 
 TEST(Commands, SameSpecSameBytesWhateverTheJobs) {
@@ -137,7 +137,7 @@ TEST(Commands, AFailedWriteToStdoutIsAFailure) {
 
 TEST(Commands, CheckWithOneSpecComparesItsTable) {
   ScratchDir dir("check_one");
-  const std::string course = slurp(kCourse + "/04_sqrt_d.course.txt");
+  const std::string course = course_output("04_sqrt_d.course.txt");
   const std::string expected = dir.write("expected.txt", "== sqrt_d: experiments/sqrt_d.json ==\n" + course);
   const Outcome o = run_attnlab("run " + kSpecs + "/sqrt_d.json --check " + expected, dir);
   EXPECT_EQ(o.exit_code, 0) << o.err;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace attnlab::testing {
@@ -16,8 +17,11 @@ struct Outcome {
   std::string out, err;
 };
 
+/// The bytes of file p; throws when it cannot be read (a missing file is
+/// never "").
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
   std::stringstream s;
   s << in.rdbuf();
   return s.str();

@@ -8,7 +8,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(AttentionWeights, PrintsTheCourseTableByteForByte) {
-  // shared/course/03_attention_weights.course.txt, which PyTorch 1.13 reproduces
+  // data/course/03_attention_weights.course.txt, which PyTorch 1.13 reproduces
   // digit for digit (03_attention_weights.torch113.txt).
   EXPECT_EQ(run_kind("attention_weights").text, course_text("03_attention_weights.course.txt"));
 }

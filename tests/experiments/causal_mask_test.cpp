@@ -7,7 +7,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(CausalMask, PrintsTheCourseTableByteForByte) {
-  // shared/course/09_causal_mask.course.txt, which PyTorch 1.13 reproduces
+  // data/course/09_causal_mask.course.txt, which PyTorch 1.13 reproduces
   // digit for digit (09_causal_mask.torch113.txt).
   EXPECT_EQ(run_kind("causal_mask").text, course_text("09_causal_mask.course.txt"));
 }

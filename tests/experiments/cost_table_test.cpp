@@ -7,7 +7,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(CostTable, PrintsTheCourseTableByteForByte) {
-  // shared/course/15_cost_table.course.txt; PyTorch 1.13's Python prints the
+  // data/course/15_cost_table.course.txt; PyTorch 1.13's Python prints the
   // same (15_cost_table.torch113.txt).
   EXPECT_EQ(run_kind("cost_table").text, course_text("15_cost_table.course.txt"));
 }

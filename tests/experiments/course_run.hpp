@@ -1,5 +1,5 @@
 // Running one kind on its spec file from experiments/ and reading the course's
-// printed output from shared/course/, for the byte-for-byte table tests.
+// printed output from data/course/, for the byte-for-byte table tests.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,18 +10,12 @@
 #include <string>
 
 #include "experiments/registry.hpp"
+#include "support/golden.hpp"
 
 namespace attnlab::testing {
 
-/// The text of shared/course/<name>; throws with the path when missing.
-inline std::string course_text(const std::string& name) {
-  const std::string path = std::string(ATTNLAB_COURSE_DIR) + "/" + name;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("course file missing: " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+/// The text of data/course/<name> (support/golden.hpp); throws when missing.
+inline std::string course_text(const std::string& name) { return course_output(name); }
 
 /// Loads experiments/<kind>.json with `overrides` (as `--set` would apply
 /// them, so every spec check runs) and runs it.

@@ -9,7 +9,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(LearnedPos, PrintsTheCourseTableByteForByte) {
-  // shared/course/11_learned_pos.course.txt, which PyTorch 1.13 reproduces
+  // data/course/11_learned_pos.course.txt, which PyTorch 1.13 reproduces
   // digit for digit (11_learned_pos.torch113.txt).
   EXPECT_EQ(run_kind("learned_pos").text, course_text("11_learned_pos.course.txt"));
 }

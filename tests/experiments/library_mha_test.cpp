@@ -9,7 +9,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(LibraryMha, PrintsTheCourseTableByteForByte) {
-  // shared/course/14_library_mha.course.txt, which PyTorch 1.13 reproduces
+  // data/course/14_library_mha.course.txt, which PyTorch 1.13 reproduces
   // digit for digit (14_library_mha.torch113.txt).
   EXPECT_EQ(run_kind("library_mha").text, course_text("14_library_mha.course.txt"));
 }

@@ -9,7 +9,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(MhaShapes, PrintsTheCourseTableByteForByte) {
-  // shared/course/06_mha_shapes.course.txt; PyTorch 1.13 prints the same
+  // data/course/06_mha_shapes.course.txt; PyTorch 1.13 prints the same
   // (06_mha_shapes.torch113.txt).
   EXPECT_EQ(run_kind("mha_shapes").text, course_text("06_mha_shapes.course.txt"));
 }

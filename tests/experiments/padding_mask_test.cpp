@@ -7,7 +7,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(PaddingMask, PrintsTheCourseTableByteForByte) {
-  // shared/course/10_padding_mask.course.txt, which PyTorch 1.13 reproduces
+  // data/course/10_padding_mask.course.txt, which PyTorch 1.13 reproduces
   // digit for digit (10_padding_mask.torch113.txt).
   EXPECT_EQ(run_kind("padding_mask").text, course_text("10_padding_mask.course.txt"));
 }

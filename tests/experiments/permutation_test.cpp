@@ -8,7 +8,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(Permutation, PrintsTheCourseTextByteForByte) {
-  // shared/course/05_permutation.course.txt; PyTorch 1.13 prints the same
+  // data/course/05_permutation.course.txt; PyTorch 1.13 prints the same
   // (05_permutation.torch113.txt).
   EXPECT_EQ(run_kind("permutation").text, course_text("05_permutation.course.txt"));
 }

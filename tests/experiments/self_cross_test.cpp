@@ -7,7 +7,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(SelfCross, PrintsTheCourseTextByteForByte) {
-  // shared/course/08_self_cross.course.txt; PyTorch 1.13 prints the same
+  // data/course/08_self_cross.course.txt; PyTorch 1.13 prints the same
   // (08_self_cross.torch113.txt).
   EXPECT_EQ(run_kind("self_cross").text, course_text("08_self_cross.course.txt"));
 }

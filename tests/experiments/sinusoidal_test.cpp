@@ -8,7 +8,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(Sinusoidal, PrintsWhatPyTorchPrintsByteForByte) {
-  // shared/course/12_sinusoidal.torch113.txt, the script's output under
+  // data/course/12_sinusoidal.torch113.txt, the script's output under
   // PyTorch 1.13: the course text lost the "  0  " row prefixes and the dot
   // line's "  4.", so it is not the reference here.
   EXPECT_EQ(run_kind("sinusoidal").text, course_text("12_sinusoidal.torch113.txt"));

@@ -2,8 +2,8 @@
 // that comes from plain arithmetic or seeded draws must match exactly; a
 // trained accuracy must agree with what PyTorch prints for the same model
 // and seed within what float32 summation order explains (PyTorch itself moves
-// by 0.005-0.015 between BLAS thread counts, shared/course/README.md), and be
-// in the same regime. PyTorch's figures: shared/course/NN_*.torch113.txt and
+// by 0.005-0.015 between BLAS thread counts, the course's README), and be
+// in the same regime. PyTorch's figures: data/course/NN_*.torch113.txt and
 // data/experiments/heads_torch.json (scripts/heads_reference.py).
 #include <gtest/gtest.h>
 
@@ -21,12 +21,7 @@ experiments::Report run_spec(const std::string& name) {
   return loaded.experiment->run(loaded.spec, {2, nullptr});
 }
 
-std::string course_file(const std::string& name) {
-  std::ifstream in(std::string(ATTNLAB_COURSE_DIR) + "/" + name, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string course_file(const std::string& name) { return course_output(name); }
 
 constexpr double kAccuracyTolerance = 0.02;
 

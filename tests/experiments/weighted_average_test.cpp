@@ -7,7 +7,7 @@ namespace attnlab::testing {
 namespace {
 
 TEST(WeightedAverage, PrintsTheCourseTableByteForByte) {
-  // shared/course/02_weighted_average.course.txt; PyTorch 1.13 prints the same
+  // data/course/02_weighted_average.course.txt; PyTorch 1.13 prints the same
   // (02_weighted_average.torch113.txt).
   EXPECT_EQ(run_kind("weighted_average").text, course_text("02_weighted_average.course.txt"));
 }

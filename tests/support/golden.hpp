@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,20 @@ inline nlohmann::json load_golden(const std::string& relative_path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("golden file missing: " + path);
   return nlohmann::json::parse(in);
+}
+
+/// The text of data/course/<name>: what the course prints (NN_*.course.txt) or
+/// what its script prints under PyTorch 1.13 here (NN_*.torch113.txt), copied
+/// from the course (data/README.md). Throws with the path when the file is
+/// missing or empty, so a test can never compare "" with "".
+inline std::string course_output(const std::string& name) {
+  const std::string path = std::string(ATTNLAB_DATA_DIR) + "/course/" + name;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("course output missing: " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (s.str().empty()) throw std::runtime_error("course output empty: " + path);
+  return s.str();
 }
 
 /// A flat list of numbers as float32 (golden floats are written as the exact
