@@ -8,7 +8,8 @@ namespace attnlab::nn {
 /// Forward pass, elementwise over n values (any shape, e.g. (N, 4C)):
 ///   out = 0.5 * x * (1 + erf(x / sqrt(2)))   (x * Phi(x), Phi the normal CDF).
 /// out must not overlap inp (the backward pass needs inp). No allocation:
-/// xtensor expressions over adapted raw buffers (vectorised with XSIMD).
+/// every element goes through the same xsimd code (nn/lanewise.hpp), so a
+/// value's result does not depend on where its buffer lies.
 /// n = 0 does nothing; nothing is thrown.
 /// Against PyTorch: its vectorised float kernel evaluates erf with the
 /// Abramowitz-Stegun 7.1.26 polynomial (|error| <= 1.5e-7), we use XSIMD's

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 
+#include "nn/lanewise.hpp"
 #include "nn/recurrent_kernels.hpp"
 #include "tensor/gemm.hpp"
 
@@ -87,7 +88,7 @@ void gru_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
                  const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
                  int I, int H) {
   check_recurrent_dims("gru_forward", B, T, I, H);
-  using detail::vec;
+  using detail::map_lanes;
   const int GH = 3 * H;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
   const std::size_t ld_step = static_cast<std::size_t>(T) * GH;  // between batch rows of xg
@@ -118,20 +119,17 @@ void gru_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
 
     detail::sigmoid_into(gates_t, cv.pre, BH);             // r
     detail::sigmoid_into(gates_t + bh, cv.pre + bh, BH);   // z
-    auto r = vec(gates_t, BH);
-    auto z = vec(gates_t + bh, BH);
-    auto n = vec(gates_t + 2 * bh, BH);
-    auto hn = vec(gates_t + 3 * bh, BH);
-    auto xn = vec(cv.pre + 2 * bh, BH);
-    auto h = vec(h_t, BH);
+    const Real *r = gates_t, *z = gates_t + bh, *hn = gates_t + 3 * bh, *xn = cv.pre + 2 * bh;
+    Real* n = gates_t + 2 * bh;
     // n = tanh(W_in x + b_in + r ⊙ (W_hn h_{t-1} + b_hn))
-    xt::noalias(n) = xt::tanh(xn + r * hn);
+    map_lanes(n, BH, [](auto xn, auto r, auto hn) { return xsimd::tanh(xn + r * hn); }, xn, r, hn);
     // h_t = (h_{t-1} - n) ⊙ z + n
+    const Real* nc = n;
     if (t == 0) {
-      xt::noalias(h) = n - n * z;
+      map_lanes(h_t, BH, [](auto n, auto z) { return n - n * z; }, nc, z);
     } else {
-      auto h_prev = vec(cv.h + bh * (t - 1), BH);
-      xt::noalias(h) = (h_prev - n) * z + n;
+      const Real* h_prev = cv.h + bh * (t - 1);
+      map_lanes(h_t, BH, [](auto hp, auto n, auto z) { return (hp - n) * z + n; }, h_prev, nc, z);
     }
     detail::put_step(out, h_t, B, T, t, H);
   }
@@ -142,7 +140,7 @@ void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih
                   Real* scratch, const Real* dout, const Real* cache, const Real* inp,
                   const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
   check_recurrent_dims("gru_backward", B, T, I, H);
-  using detail::vec;
+  using detail::map_lanes;
   const int GH = 3 * H;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
   const std::size_t ld_step = static_cast<std::size_t>(T) * GH;
@@ -150,20 +148,14 @@ void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih
   const std::size_t bh = cv.bh;
   const GruScratch<Real> s = gru_scratch(scratch, B, T, H);
 
-  auto dh = vec(s.dh, BH);
-  auto dh_skip = vec(s.dh_skip, BH);
-  auto dpr = vec(s.dpre, BH);
-  auto dpz = vec(s.dpre + bh, BH);
-  auto dpn = vec(s.dpre + 2 * bh, BH);
-  auto dhn = vec(s.dpre + 3 * bh, BH);
+  const Real* dh = s.dh;
+  Real *dpr = s.dpre, *dpz = s.dpre + bh, *dpn = s.dpre + 2 * bh, *dhn = s.dpre + 3 * bh;
+  const Real* dpn_c = dpn;
 
   // pass 1: backward through time
   for (int t = T - 1; t >= 0; --t) {
     const Real* gates_t = cv.gates + 4 * bh * t;
-    auto r = vec(gates_t, BH);
-    auto z = vec(gates_t + bh, BH);
-    auto n = vec(gates_t + 2 * bh, BH);
-    auto hn = vec(gates_t + 3 * bh, BH);
+    const Real *r = gates_t, *z = gates_t + bh, *n = gates_t + 2 * bh, *hn = gates_t + 3 * bh;
 
     // dh (B, H) = dout[:, t, :] + dh_skip + dhh_{t+1} (B, 3H) · W_hh (3H, H)
     detail::take_step(s.dh, dout, B, T, t, H);
@@ -175,16 +167,17 @@ void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih
     }
 
     // h = (h_{t-1} - n) ⊙ z + n, n = tanh(xn + r ⊙ hn)
-    xt::noalias(dpn) = dh * (Real(1) - z) * (Real(1) - n * n);
+    map_lanes(dpn, BH, [](auto dh, auto z, auto n) { return dh * (Real(1) - z) * (Real(1) - n * n); }, dh, z, n);
     if (t > 0) {
-      auto h_prev = vec(cv.h + bh * (t - 1), BH);
-      xt::noalias(dpz) = dh * (h_prev - n) * z * (Real(1) - z);
-      xt::noalias(dh_skip) = dh * z;
+      const Real* h_prev = cv.h + bh * (t - 1);
+      map_lanes(dpz, BH, [](auto dh, auto hp, auto n, auto z) { return dh * (hp - n) * z * (Real(1) - z); }, dh,
+                h_prev, n, z);
+      map_lanes(s.dh_skip, BH, [](auto dh, auto z) { return dh * z; }, dh, z);
     } else {  // h_{-1} = 0
-      xt::noalias(dpz) = -dh * n * z * (Real(1) - z);
+      map_lanes(dpz, BH, [](auto dh, auto n, auto z) { return -dh * n * z * (Real(1) - z); }, dh, n, z);
     }
-    xt::noalias(dhn) = dpn * r;
-    xt::noalias(dpr) = dpn * hn * r * (Real(1) - r);
+    map_lanes(dhn, BH, [](auto dpn, auto r) { return dpn * r; }, dpn_c, r);
+    map_lanes(dpr, BH, [](auto dpn, auto hn, auto r) { return dpn * hn * r * (Real(1) - r); }, dpn_c, hn, r);
 
     Real* dxg_t = s.dxg + static_cast<std::size_t>(t) * GH;
     Real* dhh_t = s.dhh + static_cast<std::size_t>(t) * GH;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "nn/lanewise.hpp"
 #include "nn/recurrent_kernels.hpp"
 #include "tensor/gemm.hpp"
 
@@ -92,7 +93,7 @@ void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih
                   const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
                   int I, int H) {
   check_recurrent_dims("lstm_forward", B, T, I, H);
-  using detail::vec;
+  using detail::map_lanes;
   const int GH = 4 * H;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
   const std::size_t ld_step = static_cast<std::size_t>(T) * GH;  // between batch rows of xg
@@ -128,23 +129,17 @@ void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih
     detail::tanh_into(gates_t + 2 * bh, cv.pre + 2 * bh, BH);
     detail::sigmoid_into(gates_t + 3 * bh, cv.pre + 3 * bh, BH);
 
-    auto i = vec(gates_t, BH);
-    auto f = vec(gates_t + bh, BH);
-    auto g = vec(gates_t + 2 * bh, BH);
-    auto o = vec(gates_t + 3 * bh, BH);
-    auto c = vec(c_t, BH);
-    auto tc = vec(tc_t, BH);
-    auto h = vec(h_t, BH);
+    const Real *i = gates_t, *f = gates_t + bh, *g = gates_t + 2 * bh, *o = gates_t + 3 * bh;
     // c_t = f ⊙ c_{t-1} + i ⊙ g, with c_{-1} = 0
     if (t == 0) {
-      xt::noalias(c) = i * g;
+      map_lanes(c_t, BH, [](auto i, auto g) { return i * g; }, i, g);
     } else {
-      auto c_prev = vec(cv.c + bh * (t - 1), BH);
-      xt::noalias(c) = f * c_prev + i * g;
+      const Real* c_prev = cv.c + bh * (t - 1);
+      map_lanes(c_t, BH, [](auto f, auto cp, auto i, auto g) { return f * cp + i * g; }, f, c_prev, i, g);
     }
     // h_t = o ⊙ tanh(c_t)
-    xt::noalias(tc) = xt::tanh(c);
-    xt::noalias(h) = o * tc;
+    map_lanes(tc_t, BH, [](auto c) { return xsimd::tanh(c); }, static_cast<const Real*>(c_t));
+    map_lanes(h_t, BH, [](auto o, auto tc) { return o * tc; }, o, static_cast<const Real*>(tc_t));
     detail::put_step(out, h_t, B, T, t, H);
   }
 }
@@ -154,7 +149,7 @@ void lstm_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_i
                    Real* scratch, const Real* dout, const Real* cache, const Real* inp,
                    const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
   check_recurrent_dims("lstm_backward", B, T, I, H);
-  using detail::vec;
+  using detail::map_lanes;
   const int GH = 4 * H;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
   const std::size_t ld_step = static_cast<std::size_t>(T) * GH;
@@ -163,22 +158,14 @@ void lstm_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_i
   const LstmScratch<Real> s = lstm_scratch(scratch, B, T, H);
   std::fill(s.dc_next, s.dc_next + BH, Real(0));
 
-  auto dh = vec(s.dh, BH);
-  auto dc = vec(s.dc, BH);
-  auto dc_next = vec(s.dc_next, BH);
-  auto dpi = vec(s.dpre, BH);
-  auto dpf = vec(s.dpre + bh, BH);
-  auto dpg = vec(s.dpre + 2 * bh, BH);
-  auto dpo = vec(s.dpre + 3 * bh, BH);
+  const Real *dh = s.dh, *dc = s.dc, *dc_next = s.dc_next;
+  Real *dpi = s.dpre, *dpf = s.dpre + bh, *dpg = s.dpre + 2 * bh, *dpo = s.dpre + 3 * bh;
 
   // pass 1: backward through time
   for (int t = T - 1; t >= 0; --t) {
     const Real* gates_t = cv.gates + 4 * bh * t;
-    auto i = vec(gates_t, BH);
-    auto f = vec(gates_t + bh, BH);
-    auto g = vec(gates_t + 2 * bh, BH);
-    auto o = vec(gates_t + 3 * bh, BH);
-    auto tc = vec(cv.tc + bh * t, BH);
+    const Real *i = gates_t, *f = gates_t + bh, *g = gates_t + 2 * bh, *o = gates_t + 3 * bh;
+    const Real* tc = cv.tc + bh * t;
 
     // dh (B, H) = dout[:, t, :] + dxg_{t+1} (B, 4H) · W_hh (4H, H)
     detail::take_step(s.dh, dout, B, T, t, H);
@@ -188,15 +175,16 @@ void lstm_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_i
                          Real(1), s.dh, H);
 
     // h = o ⊙ tanh(c): into c through tanh, and into o
-    xt::noalias(dc) = dc_next + dh * o * (Real(1) - tc * tc);
-    xt::noalias(dpo) = dh * tc * o * (Real(1) - o);
+    map_lanes(s.dc, BH, [](auto dcn, auto dh, auto o, auto tc) { return dcn + dh * o * (Real(1) - tc * tc); },
+              dc_next, dh, o, tc);
+    map_lanes(dpo, BH, [](auto dh, auto tc, auto o) { return dh * tc * o * (Real(1) - o); }, dh, tc, o);
     // c = f ⊙ c_{t-1} + i ⊙ g
-    xt::noalias(dpi) = dc * g * i * (Real(1) - i);
-    xt::noalias(dpg) = dc * i * (Real(1) - g * g);
+    map_lanes(dpi, BH, [](auto dc, auto g, auto i) { return dc * g * i * (Real(1) - i); }, dc, g, i);
+    map_lanes(dpg, BH, [](auto dc, auto i, auto g) { return dc * i * (Real(1) - g * g); }, dc, i, g);
     if (t > 0) {
-      auto c_prev = vec(cv.c + bh * (t - 1), BH);
-      xt::noalias(dpf) = dc * c_prev * f * (Real(1) - f);
-      xt::noalias(dc_next) = dc * f;
+      const Real* c_prev = cv.c + bh * (t - 1);
+      map_lanes(dpf, BH, [](auto dc, auto cp, auto f) { return dc * cp * f * (Real(1) - f); }, dc, c_prev, f);
+      map_lanes(s.dc_next, BH, [](auto dc, auto f) { return dc * f; }, dc, f);
     } else {
       std::fill(s.dpre + bh, s.dpre + bh + BH, Real(0));  // c_{-1} = 0: f has no effect
     }

@@ -1,5 +1,5 @@
 // Building blocks shared by rnn.cpp, gru.cpp and lstm.cpp. Internal: it
-// includes xtensor, so only those three files include it.
+// includes xsimd, so only those three files include it.
 //
 // Layouts. The input projection of all steps is one product with rows in
 // batch-major order (b, t), so step t's rows of a (B, T, C) tensor are T·C
@@ -9,12 +9,11 @@
 // step's gates are moved into gate-major (G, B, H) blocks: every gate of the
 // whole batch is one contiguous run of B·H values.
 //
-// Alignment. xtensor's SIMD assignment does the elements before the first
-// 64-byte boundary of the destination, and the tail after the last full
-// register, one at a time with scalar expf/tanhf. So caches and scratch are
-// carved into blocks that each start on a 64-byte boundary, and per-step
-// slices are B·H rounded up to 16 elements apart: with B·H a multiple of 16
-// (every batch of the course) no element takes the scalar path.
+// Alignment. Caches and scratch are carved into blocks that each start on a
+// 64-byte boundary, with per-step slices B·H rounded up to 16 elements apart,
+// so every gate run starts on a cache line. Results never depend on it: the
+// elementwise maths goes through nn/lanewise.hpp, where every element takes
+// the same instructions wherever it lies.
 #pragma once
 
 #include <array>
@@ -22,9 +21,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include <xtensor/xadapt.hpp>
-#include <xtensor/xmath.hpp>
-#include <xtensor/xnoalias.hpp>
+#include "nn/lanewise.hpp"
 
 namespace attnlab::nn::detail {
 
@@ -60,28 +57,17 @@ class Carver {
   std::size_t used_ = 0;
 };
 
-/// A non-owning 1-D view of p[0..n). With a fixed-rank shape it never
-/// allocates; xsimd uses unaligned loads on adapted pointers.
-template <class Real>
-inline auto vec(Real* p, std::size_t n) {
-  return xt::adapt(p, n, xt::no_ownership(), std::array<std::size_t, 1>{n});
-}
-
 /// dst[0..n) = sigmoid(src[0..n)) = 1 / (1 + exp(-src)), the form of
 /// PyTorch's vectorised sigmoid. dst and src must not overlap.
 template <class Real>
 inline void sigmoid_into(Real* dst, const Real* src, std::size_t n) {
-  auto x = vec(src, n);
-  auto y = vec(dst, n);
-  xt::noalias(y) = Real(1) / (Real(1) + xt::exp(-x));
+  map_lanes(dst, n, [](auto x) { return Real(1) / (Real(1) + xsimd::exp(-x)); }, src);
 }
 
 /// dst[0..n) = tanh(src[0..n)). dst and src must not overlap.
 template <class Real>
 inline void tanh_into(Real* dst, const Real* src, std::size_t n) {
-  auto x = vec(src, n);
-  auto y = vec(dst, n);
-  xt::noalias(y) = xt::tanh(x);
+  map_lanes(dst, n, [](auto x) { return xsimd::tanh(x); }, src);
 }
 
 /// d[0..n) = s[0..n). Rows of a hidden size of 2 to 8 are shorter than the

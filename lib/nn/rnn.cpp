@@ -2,6 +2,7 @@
 
 #include <cstddef>
 
+#include "nn/lanewise.hpp"
 #include "nn/recurrent_kernels.hpp"
 #include "tensor/gemm.hpp"
 
@@ -113,15 +114,13 @@ void rnn_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih
                   Real* scratch, const Real* dout, const Real* cache, const Real* inp,
                   const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
   check_recurrent_dims("rnn_backward", B, T, I, H);
-  using detail::vec;
+  using detail::map_lanes;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
   const std::size_t ld_step = static_cast<std::size_t>(T) * H;
   const RnnCache<const Real> cv = rnn_cache(cache, B, T, H);
   const std::size_t bh = cv.bh;
   const RnnScratch<Real> s = rnn_scratch(scratch, B, T, H);
 
-  auto dh = vec(s.dh, BH);
-  auto dpre = vec(s.dpre, BH);
 
   // pass 1: backward through time
   for (int t = T - 1; t >= 0; --t) {
@@ -131,8 +130,8 @@ void rnn_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih
       tensor::gemm<Real>(false, false, B, H, H, Real(1), s.dxg + static_cast<std::size_t>(t + 1) * H,
                          ld_step, weight_hh, H, Real(1), s.dh, H);
     // h = tanh(pre): dpre = dh ⊙ (1 - h²)
-    auto h = vec(cv.h + bh * t, BH);
-    xt::noalias(dpre) = dh * (Real(1) - h * h);
+    map_lanes(s.dpre, BH, [](auto dh, auto h) { return dh * (Real(1) - h * h); },
+              static_cast<const Real*>(s.dh), cv.h + bh * t);
     detail::scatter_gates(s.dxg + static_cast<std::size_t>(t) * H, ld_step, s.dpre, BH, B, 1, H);
   }
 
