@@ -9,11 +9,14 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "spec/spec_error.hpp"
+#include "tensor/blas_core.hpp"
 
 int main(int argc, char** argv) {
   using namespace attnlab::cli;
   CLI::App app{"attnlab: the attention chapter's experiments, reproduced against PyTorch 1.13"};
-  app.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION);
+  // The kernels that decide a trained table's last digits (README, "Checking the chapter in CI").
+  app.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION + " (built for " + ATTNLAB_ARCH +
+                                        ", OpenBLAS kernels " + attnlab::tensor::blas_core() + ")");
   app.require_subcommand(1);
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("attnlab: error: ") + e.what() + "\nRun 'attnlab --help' for usage and examples.\n";

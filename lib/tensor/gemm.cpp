@@ -2,11 +2,14 @@
 
 #include <cblas.h>
 
+#include "tensor/blas_core.hpp"
+
 namespace attnlab::tensor {
 
 template <>
 void gemm<float>(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A,
                  int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  blas_core();  // the kernels are chosen before the first product (one load after that)
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
               M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -14,6 +17,7 @@ void gemm<float>(bool trans_a, bool trans_b, int M, int N, int K, float alpha, c
 template <>
 void gemm<double>(bool trans_a, bool trans_b, int M, int N, int K, double alpha, const double* A,
                   int lda, const double* B, int ldb, double beta, double* C, int ldc) {
+  blas_core();
   cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
               M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -91,7 +91,15 @@ TEST(Commands, VersionAndHelp) {
   ScratchDir dir("help");
   const Outcome v = run_attnlab("--version", dir);
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_EQ(v.out, std::string("attnlab ") + ATTNLAB_VERSION + "\n");
+  // The version names what decides the trained digits: the instruction set
+  // and OpenBLAS's kernel set (Haswell on every AVX2 machine).
+  EXPECT_EQ(v.out.find(std::string("attnlab ") + ATTNLAB_VERSION + " (built for " + ATTNLAB_ARCH +
+                       ", OpenBLAS kernels "),
+            0u)
+      << v.out;
+  if (__builtin_cpu_supports("avx2") && !std::getenv("ATTNLAB_BLAS_CORETYPE")) {
+    EXPECT_NE(v.out.find("OpenBLAS kernels Haswell)"), std::string::npos) << v.out;
+  }
   const Outcome h = run_attnlab("--help", dir);
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_NE(h.out.find("Examples:"), std::string::npos);
