@@ -2,15 +2,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include <unistd.h>
 
 #include <cerrno>
-#include <filesystem>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
 
+#include "report/atomic_file.hpp"
 #include "spec/spec_error.hpp"
 
 namespace attnlab::cli {
@@ -46,16 +45,12 @@ std::optional<std::vector<experiments::LoadedSpec>> load_all(const std::vector<s
   return specs;
 }
 
-void check_output_path(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path parent = fs::absolute(path).parent_path();
-  std::error_code ec;
-  if (!fs::is_directory(parent, ec))
-    throw CLI::ValidationError("--output", "cannot write " + path + ": the folder " + parent.string() +
-                                               " does not exist");
-  if (::access(parent.c_str(), W_OK) != 0)
-    throw CLI::ValidationError("--output", "cannot write " + path + ": " + std::strerror(errno));
-  if (fs::is_directory(path, ec)) throw CLI::ValidationError("--output", path + " is a folder");
+void check_output_path(const std::string& path, const std::vector<std::string>& inputs) {
+  try {
+    report::check_output_path(path, inputs);
+  } catch (const report::OutputRefused& e) {
+    throw CLI::ValidationError("--output", e.what());
+  }
 }
 
 void write_stdout(const std::string& text) {

@@ -24,10 +24,13 @@ nlohmann::json parse_overrides(const std::vector<std::string>& sets);
 std::optional<std::vector<experiments::LoadedSpec>> load_all(const std::vector<std::string>& files,
                                                              const nlohmann::json& overrides);
 
-/// Checks before any work that `path` can be written (its folder exists and
-/// is writable, and it is not a folder), so a result is not lost after
-/// hours of training. Throws CLI::ValidationError naming --output.
-void check_output_path(const std::string& path);
+/// Checks before any work that `path` may receive a result file (see
+/// report::check_output_path: its folder exists and is writable; it is absent
+/// or a writable regular file, never a link, device, FIFO or folder; and it is
+/// none of `inputs`, the files the run reads), so a result is not lost after
+/// hours of training and nothing else is ever replaced. Throws
+/// CLI::ValidationError naming --output.
+void check_output_path(const std::string& path, const std::vector<std::string>& inputs = {});
 
 /// Writes to stdout and throws std::runtime_error on a failed write (a full
 /// disk, a closed pipe): a table that did not arrive whole is a failure.

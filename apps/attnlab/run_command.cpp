@@ -1,7 +1,5 @@
 // `attnlab run`: load and check every spec, run them, print (or write) their
 // tables, and optionally compare them with a committed chapter (--check).
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -21,13 +19,20 @@ namespace attnlab::cli {
 
 namespace {
 
+// Read before any work, so that a bad file is refused in a second, not after
+// hours of training.
 std::string read_expected(const std::string& path) {
+  if (path.empty()) throw CLI::ValidationError("--check", "needs a file name (the expected output, e.g. data/chapter.txt)");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw CLI::ValidationError("--check", "cannot read " + path + ": not a regular file");
+    throw CLI::ValidationError("--check", "cannot read " + path + ": " +
+                                              (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CLI::ValidationError("--check", "cannot read " + path + ": " + std::strerror(errno));
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string problem = report::expected_text_problem(text);
+  if (!problem.empty()) throw CLI::ValidationError("--check", path + ": " + problem);
+  return text;
 }
 
 }  // namespace
@@ -39,7 +44,7 @@ CLI::App* add_run(CLI::App& app, RunOptions& o) {
   run->add_option("-j,--jobs", o.jobs, "independent trainings run at once (default: the number of cores)")
       ->check(CLI::Range(1, 256));
   run->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
-  run->add_option("-o,--output", o.output, "write the output to FILE (complete or not at all) instead of stdout");
+  run->add_option("-o,--output", o.output, "write the output to FILE instead of stdout: complete or not at all, and only ever a regular file that is none of the run's inputs");
   run->add_option("--check", o.check_file,
                   "compare the printed tables with FILE (e.g. data/chapter.txt); exit 1 naming each table, row "
                   "and column that differs (times are compared by presence only)");
@@ -52,14 +57,17 @@ int run_command(const RunOptions& o) {
   auto loaded = load_all(o.files, overrides);  // refuse bad specs before any work
   if (!loaded) return kUsage;
   auto& specs = *loaded;
+  const bool checking = o.sub->count("--check") > 0, writing = o.sub->count("--output") > 0;
   std::string expected;
-  if (!o.check_file.empty()) {
+  if (checking) {
     if (o.format != "text") throw CLI::ValidationError("--check", "compares text output; drop --format json");
     expected = read_expected(o.check_file);
   }
-  if (o.sub->count("--output")) {
+  if (writing) {
     if (o.output.empty()) throw CLI::ValidationError("--output", "needs a file name");
-    check_output_path(o.output);
+    std::vector<std::string> inputs = o.files;  // -o must never replace what the run reads
+    if (checking) inputs.push_back(o.check_file);
+    check_output_path(o.output, inputs);
   }
   tensor::set_blas_threads(1);
   std::mutex progress_mutex;  // rows finish on several threads; keep their lines whole
@@ -71,11 +79,11 @@ int run_command(const RunOptions& o) {
   const auto results = experiments::run_all(std::move(specs), ctx);
   const std::string text = o.format == "json" ? experiments::render_json(results).dump(2) + "\n"
                                               : experiments::render_text(results);
-  if (o.output.empty())
+  if (!writing)
     write_stdout(text);
   else
     report::write_file_atomically(o.output, text);
-  if (!o.check_file.empty()) {
+  if (checking) {
     // Compared table by table under their headings, even for a single spec.
     const auto diffs = report::compare_tables(expected, experiments::render_text(results, true));
     if (!diffs.empty()) {

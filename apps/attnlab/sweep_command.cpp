@@ -176,7 +176,7 @@ int sweep_command(const SweepOptions& o) {
                                "only with --launcher slurm");
   if (o.sub->count("--output")) {
     if (o.output.empty()) throw CLI::ValidationError("--output", "needs a file name");
-    check_output_path(o.output);
+    check_output_path(o.output, {o.spec});  // never the spec it sweeps
   }
   for (const auto& opt : o.slurm_options) sbatch_option(opt);  // refuse a bad one before any work
 

@@ -42,12 +42,22 @@ struct ScratchDir {
   }
 };
 
+/// s with its first `from` replaced by `to`; throws when s has no `from`,
+/// so a test never edits nothing.
+inline std::string replace_first(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  if (at == std::string::npos) throw std::runtime_error("no '" + from + "' to replace");
+  return s.replace(at, from.size(), to);
+}
+
 /// Runs `attnlab ARGS` through the shell (ARGS is shell text, so globs
-/// expand), in `cwd` when given.
-inline Outcome run_attnlab(const std::string& args, const ScratchDir& dir, const std::string& cwd = "") {
+/// expand), in `cwd` when given, after the shell text `before` (e.g.
+/// "ulimit -f 0; ").
+inline Outcome run_attnlab(const std::string& args, const ScratchDir& dir, const std::string& cwd = "",
+                           const std::string& before = "") {
   const auto out = dir.path / "stdout.txt", err = dir.path / "stderr.txt";
-  const std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + ATTNLAB_BINARY + "' " +
-                          args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const std::string cmd = before + (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + ATTNLAB_BINARY +
+                          "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   Outcome o;
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

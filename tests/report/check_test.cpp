@@ -85,14 +85,114 @@ TEST(Check, ASentenceAboveNumbersIsNotAHeader) {
   const std::string map = "attention weights from each position:\n 0  5   0.00  1.00\n";
   const auto diffs = compare_tables(map, replace(map, "1.00", "0.99"));
   ASSERT_EQ(diffs.size(), 1u);
-  EXPECT_EQ(diffs[0].column, "value 4");
-  EXPECT_EQ(diffs[0].row, "0");
+  // The row is labelled by its position and digit; the value counts after them.
+  EXPECT_EQ(diffs[0].column, "value 2");
+  EXPECT_EQ(diffs[0].row, "0 5");
 }
 
 TEST(Check, SpacingAloneIsADifference) {
   const auto diffs = compare_tables(kChapter, replace(kChapter, "       8  ", "      8   "));
   ASSERT_EQ(diffs.size(), 1u);
   EXPECT_EQ(diffs[0].column, "(spacing)");
+}
+
+// Two specs of one name in different folders: each is compared with its own
+// table. Keyed by base name, a drift in x was hidden behind y's table.
+TEST(Check, SpecsOfOneNameInTwoFoldersAreBothCompared) {
+  const std::string table = kChapter.substr(kChapter.find('\n') + 1, kChapter.find("\n\n") - kChapter.find('\n'));
+  const std::string both = "== sqrt_d: x/sqrt_d.json ==\n" + table + "\n== sqrt_d: y/sqrt_d.json ==\n" + table;
+  EXPECT_TRUE(compare_tables(both, both).empty());
+  const std::string x_drifts = "== sqrt_d: x/sqrt_d.json ==\n" + replace(table, "0.9167", "0.9168") +
+                               "\n== sqrt_d: y/sqrt_d.json ==\n" + table;
+  auto diffs = compare_tables(both, x_drifts);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].table, "sqrt_d: x/sqrt_d.json");
+  // The same in the other order of the printed tables.
+  const std::string swapped = "== sqrt_d: y/sqrt_d.json ==\n" + table + "\n== sqrt_d: x/sqrt_d.json ==\n" +
+                              replace(table, "0.9167", "0.9168");
+  diffs = compare_tables(both, swapped);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].table, "sqrt_d: x/sqrt_d.json");
+}
+
+TEST(Check, AnotherFolderOfTheSameNameIsNotTheSameSpec) {
+  const std::string table = kChapter.substr(kChapter.find('\n') + 1, kChapter.find("\n\n") - kChapter.find('\n'));
+  const std::string want = "== sqrt_d: experiments/sqrt_d.json ==\n" + table;
+  const std::string got = "== sqrt_d: x/sqrt_d.json ==\n" + table + "\n== sqrt_d: y/sqrt_d.json ==\n" + table;
+  const auto diffs = compare_tables(want, got);
+  ASSERT_EQ(diffs.size(), 3u);  // experiments/ missing; x and y not expected
+  EXPECT_EQ(diffs[0].actual, "nothing: the run did not print it");
+}
+
+TEST(Check, ABareNameMatchingTwoTablesIsAmbiguousNotAPass) {
+  const std::string table = kChapter.substr(kChapter.find('\n') + 1, kChapter.find("\n\n") - kChapter.find('\n'));
+  const std::string want = "== sqrt_d: sqrt_d.json ==\n" + table;
+  const std::string got = "== sqrt_d: x/sqrt_d.json ==\n" + table + "\n== sqrt_d: y/sqrt_d.json ==\n" + table;
+  const auto diffs = compare_tables(want, got);
+  ASSERT_EQ(diffs.size(), 3u);
+  EXPECT_NE(diffs[0].actual.find("x/sqrt_d.json and sqrt_d: y/sqrt_d.json could each be it"), std::string::npos)
+      << diffs[0].actual;
+}
+
+TEST(Check, ASpecRunTwiceIsComparedInOrder) {
+  const std::string twice = kChapter + "\n" + kChapter.substr(0, kChapter.find("\n\n") + 1);
+  EXPECT_TRUE(compare_tables(twice, twice).empty());
+  const auto diffs = compare_tables(twice, kChapter);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].row, "(whole table)");
+}
+
+// What one spec prints has no heading; a check against it compares the run's
+// one table (which --check renders with its heading).
+TEST(Check, TheOutputOfOneSpecChecksItsOwnRun) {
+  const std::string alone = kChapter.substr(kChapter.find('\n') + 1, kChapter.find("\n\n") - kChapter.find('\n'));
+  const std::string headed = "== sqrt_d: experiments/sqrt_d.json ==\n" + alone;
+  EXPECT_TRUE(compare_tables(alone, headed).empty());
+  auto diffs = compare_tables(alone, replace(headed, "0.9167", "0.9168"));
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].column, "max weight");
+  diffs = compare_tables(alone, kChapter);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].actual, "2 tables");
+}
+
+TEST(Check, RowsAreNamedByTheirFullLabels) {
+  const std::string rnn =
+      "== rnn_vs_attention: experiments/rnn_vs_attention.json ==\n"
+      "                               params   accuracy      time\n"
+      "attention, 1 block              13666     0.9995       14s\n";
+  auto diffs = compare_tables(rnn, replace(rnn, "0.9995", "1.0000"));
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].row, "attention, 1 block");
+  EXPECT_EQ(diffs[0].column, "accuracy");
+  const std::string heads = "head 2, what position 0 looks at: 0.15 0.24 0.08\n";
+  diffs = compare_tables(heads, replace(heads, "0.24", "0.25"));
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].row, "head 2, what position 0 looks at");
+  EXPECT_EQ(diffs[0].column, "value 2");
+  const std::string causal = "  pos 3  0.27 0.33 0.23 0.17 0.00 0.00\n";
+  diffs = compare_tables(causal, replace(causal, "0.17", "0.18"));
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].row, "pos 3");
+  EXPECT_EQ(diffs[0].column, "value 4");
+  const std::string sentence = "all of position 2    -> [2.0, 2.0]\n";
+  diffs = compare_tables(sentence, replace(sentence, "[2.0,", "[2.5,"));
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].row, "all of position 2");
+  const std::string heads_trained = "   heads  attn params      mult-adds   accuracy      time\n"
+                                    "       4         4224        2359296     0.9995        1s\n";
+  diffs = compare_tables(heads_trained, replace(heads_trained, "0.9995", "1.0000"));
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].row, "4");
+  EXPECT_EQ(diffs[0].column, "accuracy");
+}
+
+TEST(Check, FilesThatCannotBeAnExpectedOutput) {
+  EXPECT_EQ(expected_text_problem(kChapter), "");
+  EXPECT_NE(expected_text_problem(replace(kChapter, "\n", "\r\n")).find("Windows line endings (CRLF)"),
+            std::string::npos);
+  EXPECT_EQ(expected_text_problem(""), "it is empty");
+  EXPECT_NE(expected_text_problem(std::string("a\0b", 3)).find("NUL"), std::string::npos);
 }
 
 TEST(Check, MeasuredTokens) {
