@@ -11,6 +11,7 @@
 
 #include "report/atomic_file.hpp"
 #include "spec/spec_error.hpp"
+#include "spec/validate.hpp"
 
 namespace attnlab::cli {
 
@@ -23,8 +24,7 @@ json parse_overrides(const std::vector<std::string>& sets) {
     if (eq == std::string::npos || eq == 0)
       throw CLI::ValidationError("--set", "expected KEY=VALUE, got '" + s + "'");
     const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
-    json value = json::parse(text, nullptr, false);
-    overrides[key] = value.is_discarded() ? json(text) : value;
+    overrides[key] = spec::parse_override_value(key, text);  // moved in: a deep copy could overflow the stack
   }
   return overrides;
 }

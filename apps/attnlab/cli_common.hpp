@@ -16,7 +16,9 @@ constexpr int kOk = 0, kFailure = 1, kUsage = 2;
 
 /// "--set key=value": the value is JSON when it parses as JSON, else a
 /// string, so `--set hidden_sizes=[2,4]` and `--set cell=lstm` both read
-/// naturally. Throws CLI::ValidationError naming --set.
+/// naturally. Throws CLI::ValidationError naming --set for text that is not
+/// KEY=VALUE, and spec::SpecError naming "--set KEY" for a value nested
+/// deeper than spec::kMaxDepth or a number out of double's range.
 nlohmann::json parse_overrides(const std::vector<std::string>& sets);
 
 /// Checks every file before any work and reports every refusal on stderr,

@@ -38,6 +38,42 @@ const Experiment* find_experiment(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+
+// The checks of a document with its overrides applied.
+LoadedSpec check_filled(nlohmann::json doc, const std::string& file) {
+  std::vector<std::string> names;
+  std::string known;
+  for (const auto& e : all_experiments()) {
+    names.push_back(e.name);
+    known += (known.empty() ? "" : ", ") + e.name;
+  }
+  if (!doc.contains("experiment"))
+    throw spec::SpecError(file, "/experiment", "missing the key \"experiment\"; known kinds: " + known);
+  const auto& kind = doc.at("experiment");
+  if (!kind.is_string())
+    throw spec::SpecError(file, "/experiment",
+                          fmt::format("{} is not a kind name; expected a string, one of: {}", spec::show_value(kind), known));
+  const Experiment* e = find_experiment(kind.get<std::string>());
+  if (!e) {
+    const std::string near = spec::closest(kind.get<std::string>(), names);
+    throw spec::SpecError(file, "/experiment",
+                          fmt::format("unknown experiment \"{}\"{}; known kinds: {}", kind.get<std::string>(),
+                                      near.empty() ? "" : " (did you mean \"" + near + "\"?)", known));
+  }
+  LoadedSpec loaded{file, e, spec::fill_and_check(doc, e->name, e->params, file)};
+  if (e->check) e->check(loaded.spec, file);
+  return loaded;
+}
+
+// "n_heads" for the JSON pointer "/n_heads/2".
+std::string top_key(const std::string& pointer) {
+  if (pointer.size() < 2) return "";
+  return pointer.substr(1, pointer.find('/', 1) - 1);
+}
+
+}  // namespace
+
 LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohmann::json& overrides) {
   // A "sweep" block belongs to `attnlab sweep` (lib/sweep/plan.hpp), which
   // checks it; everything else runs the spec it sweeps over.
@@ -64,28 +100,15 @@ LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohman
         }
     }
   for (const auto& [key, value] : overrides.items()) doc[key] = value;
-  std::vector<std::string> names;
-  std::string known;
-  for (const auto& e : all_experiments()) {
-    names.push_back(e.name);
-    known += (known.empty() ? "" : ", ") + e.name;
+  try {
+    return check_filled(std::move(doc), file);
+  } catch (const spec::SpecError& err) {
+    // A value that came from --set is blamed on --set, not on the file.
+    const std::string top = top_key(err.path());
+    if (err.file() == file && !top.empty() && overrides.contains(top))
+      throw spec::SpecError("--set " + top + " (applied to " + file + ")", err.path(), err.problem());
+    throw;
   }
-  if (!doc.contains("experiment"))
-    throw spec::SpecError(file, "/experiment", "missing the key \"experiment\"; known kinds: " + known);
-  const auto& kind = doc.at("experiment");
-  if (!kind.is_string())
-    throw spec::SpecError(file, "/experiment",
-                          fmt::format("{} is not a kind name; expected a string, one of: {}", spec::show_value(kind), known));
-  const Experiment* e = find_experiment(kind.get<std::string>());
-  if (!e) {
-    const std::string near = spec::closest(kind.get<std::string>(), names);
-    throw spec::SpecError(file, "/experiment",
-                          fmt::format("unknown experiment \"{}\"{}; known kinds: {}", kind.get<std::string>(),
-                                      near.empty() ? "" : " (did you mean \"" + near + "\"?)", known));
-  }
-  LoadedSpec loaded{file, e, spec::fill_and_check(doc, e->name, e->params, file)};
-  if (e->check) e->check(loaded.spec, file);
-  return loaded;
 }
 
 LoadedSpec load_spec(const std::string& path, const nlohmann::json& overrides) {

@@ -38,7 +38,67 @@ std::string explanation(const std::string& what) {
   return pos == std::string::npos ? what : what.substr(pos + 2);
 }
 
+// What a scan of the raw text finds before nlohmann parses it: the byte of
+// the first NUL, of the first bracket nested beyond kMaxDepth, and of a given
+// number token, each outside strings (npos when absent).
+struct Scan {
+  std::size_t nul = std::string::npos, too_deep = std::string::npos, number = std::string::npos;
+};
+
+Scan scan(const std::string& text, const std::string& number_token = "") {
+  Scan r;
+  bool in_string = false, escaped = false;
+  int depth = 0;
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+'; };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\0' && r.nul == std::string::npos) r.nul = i;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth && r.too_deep == std::string::npos) r.too_deep = i;
+    }
+    if (c == ']' || c == '}') --depth;
+    if (!number_token.empty() && r.number == std::string::npos && (i == 0 || !is_word(text[i - 1])) &&
+        text.compare(i, number_token.size(), number_token) == 0 &&
+        (i + number_token.size() == text.size() || !is_word(text[i + number_token.size()])))
+      r.number = i;
+  }
+  return r;
+}
+
+// nlohmann reports a number beyond double's range as "number overflow
+// parsing '1e309'"; the token between the quotes.
+std::string overflowing_token(const std::string& what) {
+  const auto b = what.find('\''), e = what.rfind('\'');
+  return b == std::string::npos || e <= b ? "" : what.substr(b + 1, e - b - 1);
+}
+
+std::string out_of_range(const std::string& token) {
+  return fmt::format("{} is out of range: a number must be finite in double precision (magnitude below 1.8e308)",
+                     token.empty() ? "a number" : token);
+}
+
 }  // namespace
+
+nlohmann::json parse_override_value(const std::string& key, const std::string& text) {
+  const std::string source = "--set " + key;
+  const Scan sc = scan(text);
+  if (sc.too_deep != std::string::npos)
+    throw SpecError(source, "", fmt::format("the value nests deeper than {} levels of brackets", kMaxDepth));
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error&) {
+    return json(text);  // not JSON: the plain string
+  } catch (const json::exception& e) {
+    throw SpecError(source, "", out_of_range(overflowing_token(e.what())));
+  }
+}
 
 nlohmann::json parse_spec_text(const std::string& text, const std::string& file) {
   json doc;
@@ -57,14 +117,28 @@ nlohmann::json parse_spec_text(const std::string& text, const std::string& file)
     }
     return true;
   };
+  const Scan sc = scan(text);
+  if (sc.nul != std::string::npos) {
+    const auto [line, column] = line_column(text, sc.nul + 1);
+    throw SpecError(file, "", fmt::format("a NUL byte at line {}, column {}: a spec is JSON text", line, column));
+  }
+  if (sc.too_deep != std::string::npos) {
+    const auto [line, column] = line_column(text, sc.too_deep + 1);
+    throw SpecError(file, "", fmt::format("nested deeper than {} levels of brackets (line {}, column {})",
+                                          kMaxDepth, line, column));
+  }
   try {
     doc = json::parse(text, watch_keys);
   } catch (const json::parse_error& e) {
     const auto [line, column] = line_column(text, e.byte);
     throw SpecError(file, "", fmt::format("not valid JSON (line {}, column {}): {}", line, column,
                                           explanation(e.what())));
-  } catch (const json::exception& e) {  // e.g. 1e400: a number beyond double's range
-    throw SpecError(file, "", fmt::format("not a usable JSON document: {}", explanation(e.what())));
+  } catch (const json::exception& e) {  // e.g. 1e309: a number beyond double's range
+    const std::string token = overflowing_token(e.what());
+    const std::size_t at = scan(text, token).number;
+    if (at == std::string::npos) throw SpecError(file, "", out_of_range(token));
+    const auto [line, column] = line_column(text, at + 1);
+    throw SpecError(file, "", fmt::format("{} (line {}, column {})", out_of_range(token), line, column));
   }
   if (!duplicate.empty())
     throw SpecError(file, "/" + duplicate,

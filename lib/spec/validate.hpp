@@ -13,10 +13,16 @@
 namespace attnlab::spec {
 
 /// Parses `text` as one JSON object. Throws SpecError naming `file`, the
-/// line and the column for malformed JSON, for a number beyond double's
-/// range and for a key given twice in one object, and refuses a document
-/// that is not an object.
+/// line and the column for malformed JSON, a NUL byte, nesting deeper than
+/// kMaxDepth, a number beyond double's range ("1e309 is out of range") and a
+/// key given twice in one object, and refuses a document that is not an object.
 nlohmann::json parse_spec_text(const std::string& text, const std::string& file);
+
+/// The value of `--set KEY=TEXT`: TEXT parsed as JSON when it is JSON, else
+/// TEXT as a string (so `--set cell=lstm` reads naturally). Throws SpecError
+/// naming "--set KEY" when TEXT nests deeper than kMaxDepth or holds a number
+/// beyond double's range, as a spec file would be refused.
+nlohmann::json parse_override_value(const std::string& key, const std::string& text);
 
 /// Reads and parses `path`. Throws SpecError when it cannot be read (with
 /// the system's reason), is not a regular file, or exceeds kMaxSpecBytes.
@@ -43,5 +49,10 @@ std::string show_value(const nlohmann::json& v);
 
 /// Spec files larger than this are refused unread (no spec needs more).
 inline constexpr std::size_t kMaxSpecBytes = 1 << 20;
+
+/// Arrays and objects nested deeper than this are refused before parsing (no
+/// parameter nests beyond 2; copying a value 60000 levels deep overflows the
+/// stack).
+inline constexpr int kMaxDepth = 64;
 
 }  // namespace attnlab::spec

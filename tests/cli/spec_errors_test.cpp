@@ -67,9 +67,18 @@ TEST_F(SpecErrors, FractionalIntegerRefused) {
   EXPECT_NE(o.err.find("at /seed: 1.5 is not allowed"), std::string::npos) << o.err;
 }
 
-TEST_F(SpecErrors, OverrideIsCheckedLikeTheFile) {
+TEST_F(SpecErrors, OverrideIsCheckedLikeTheFileAndBlamed) {
   const Outcome o = refuse(R"({"experiment": "sqrt_d"})", "--set n_keys=1");
-  EXPECT_NE(o.err.find("at /n_keys: 1 is not allowed"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--set n_keys (applied to " + (dir.path / "spec.json").string() +
+                       "): at /n_keys: 1 is not allowed"),
+            std::string::npos)
+      << o.err;
+}
+
+TEST_F(SpecErrors, ABadValueInTheFileIsStillTheFiles) {
+  const Outcome o = refuse(R"({"experiment": "sqrt_d", "n_keys": 1})", "--set seed=3");
+  EXPECT_EQ(o.err.find("--set"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("spec.json: at /n_keys: 1 is not allowed"), std::string::npos) << o.err;
 }
 
 TEST_F(SpecErrors, HeadsMustDivideTheWidth) {
@@ -88,18 +97,47 @@ TEST_F(SpecErrors, AKeyGivenTwiceIsRefused) {
   EXPECT_NE(o.err.find("at /n_keys: the key \"n_keys\" is given twice"), std::string::npos) << o.err;
 }
 
-TEST_F(SpecErrors, ANumberBeyondDoubleIsASpecError) {
-  const Outcome o = refuse(R"({"experiment": "positions", "lr": 1e400})");
-  EXPECT_NE(o.err.find("number overflow"), std::string::npos) << o.err;
+TEST_F(SpecErrors, ANumberBeyondDoubleIsOutOfRangeWithItsPlace) {
+  // PyTorch could not take 1e309 either (it is inf in double precision).
+  const Outcome o = refuse("{\"experiment\": \"positions\",\n \"lr\": 1e309}");
+  EXPECT_NE(o.err.find("1e309 is out of range"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("(line 2, column 8)"), std::string::npos) << o.err;
 }
 
-TEST_F(SpecErrors, DeeplyNestedValuesAreSummarisedNotDumped) {
+TEST_F(SpecErrors, ANumberBeyondDoubleInSetBlamesSet) {
+  const std::string file = dir.write("spec.json", R"({"experiment": "positions"})");
+  const Outcome o = run_attnlab("run '" + file + "' --set lr=1e309", dir);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_NE(o.err.find("attnlab: error: --set lr: 1e309 is out of range"), std::string::npos) << o.err;
+}
+
+TEST_F(SpecErrors, DeeplyNestedValuesAreRefusedWithTheirPlace) {
   // 100000 levels once overflowed the stack while the error printed the value.
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   const Outcome o = refuse(R"({"experiment": "sqrt_d", "widths": )" + deep + "}");
-  EXPECT_NE(o.err.find("at /widths/0: a list of 1 item (nested) is not allowed"), std::string::npos)
+  EXPECT_NE(o.err.find("nested deeper than 64 levels of brackets (line 1, column 99)"), std::string::npos)
       << o.err.substr(0, 300);
   EXPECT_LT(o.err.size(), 1000u);
+}
+
+TEST_F(SpecErrors, DeeplyNestedSetIsRefusedNotACrash) {
+  // 60000 levels in --set once crashed with SIGSEGV (a recursive copy).
+  const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  for (const std::string command : {"run", "validate", "show"}) {
+    const std::string file = dir.write("spec.json", R"({"experiment": "sqrt_d"})");
+    const Outcome o = run_attnlab(command + " '" + file + "' --set 'n_keys=" + deep + "'", dir);
+    EXPECT_EQ(o.exit_code, 2) << command << ": " << o.err.substr(0, 300);
+    EXPECT_NE(o.err.find("--set n_keys: the value nests deeper than 64 levels"), std::string::npos)
+        << command << ": " << o.err.substr(0, 300);
+  }
+}
+
+TEST_F(SpecErrors, ANulByteInASpecIsRefused) {
+  // nlohmann's parser stops at a NUL as at the end of the text, so the
+  // garbage after it would otherwise pass unseen.
+  const Outcome o = refuse(std::string("{\"experiment\": \"sqrt_d\"}\n\0garbage", 33));
+  EXPECT_NE(o.err.find("a NUL byte at line 2, column 1"), std::string::npos) << o.err;
 }
 
 TEST_F(SpecErrors, AnUnknownKeyInSetNamesTheOption) {
