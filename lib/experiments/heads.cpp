@@ -4,6 +4,8 @@
 // parameters and no multiply-adds, and the table shows what it buys.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "experiments/kinds.hpp"
@@ -62,14 +64,29 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   {
     random::Generator g(spec.at("seed").get<std::uint64_t>());
     const int H = spec.at("untrained_heads").get<int>();
-    r.text = untrained_rows(g, C, H, spec.at("untrained_length").get<int>(), r.data);
-    r.text += "\nuntrained, so the pattern is arbitrary. The point is that the\n";
-    // The course's sentence, for its four heads; other counts get the same point in words that fit.
+    const int T = spec.at("untrained_length").get<int>();
+    r.text = untrained_rows(g, C, H, T, r.data);
+    // The sentence says what the printed rows show: the course's words when
+    // every row differs, others when some print alike (one position: every
+    // weight is 1.00).
+    std::vector<std::string> rows;
+    for (std::size_t at = 0, end; (end = r.text.find('\n', at)) != std::string::npos; at = end + 1)
+      rows.push_back(r.text.substr(r.text.find(':', at) + 1, end - r.text.find(':', at) - 1));
+    std::sort(rows.begin(), rows.end());
+    const auto distinct = static_cast<int>(std::unique(rows.begin(), rows.end()) - rows.begin());
+    r.text += "\nuntrained, so the pattern is arbitrary. ";
     if (H == 1)
-      r.text += "single row is what one head gives; more heads give more patterns.\n";
-    else
-      r.text += fmt::format("{} rows differ, which one head could not produce.\n",
+      r.text += "The point is that the\nsingle row is what one head gives; more heads give more patterns.\n";
+    else if (distinct == H)
+      r.text += fmt::format("The point is that the\n{} rows differ, which one head could not produce.\n",
                             H == 4 ? std::string("four") : std::to_string(H));
+    else if (distinct == 1)
+      r.text += fmt::format("Here all {} rows print the same{},\nso they cannot show heads that differ.\n", H,
+                            T == 1 ? " (one position: every weight is 1.00)" : "");
+    else
+      r.text += fmt::format("Here the {} rows show {} different\npatterns; one head could only produce one.\n", H,
+                            distinct);
+    r.data["distinct_untrained_rows"] = distinct;
   }
   const auto heads = spec.at("heads").get<std::vector<int>>();
   if (heads.empty()) return r;

@@ -53,21 +53,49 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   const std::vector<float> b = self_attention(take_rows(x, order, C), w, T, C);
   const std::vector<float> a_shuffled = take_rows(a, order, C);
 
-  // torch.allclose(a[order], b, atol=1e-6): |a - b| <= atol + rtol * |b|, rtol 1e-5
-  bool same = true;
-  double max_diff = 0.0;
+  // The course checks torch.allclose(a[order], b, atol=1e-6): |a - b| <= 1e-6
+  // + 1e-5 |b|. The two runs sum the same terms in another order (the
+  // softmax's denominator and the mix of values run over the T keys in
+  // shuffled order, and a product's rows may take other kernel paths), so
+  // they differ by float32 rounding, which grows with the length and width:
+  // 2e-5 at 16 positions of width 64. The bound below is 4 ulp-sized errors
+  // per term of those sums, 4 · 2^-23 · (T + C) · max|output|; a difference
+  // within it is the same rows, beyond it is not.
+  double max_diff = 0.0, max_out = 0.0;
+  bool close_as_course = true;
   for (std::size_t n = 0; n < b.size(); ++n) {
     const double diff = std::abs(static_cast<double>(a_shuffled[n]) - b[n]);
     max_diff = std::max(max_diff, diff);
-    same = same && diff <= 1e-6 + 1e-5 * std::abs(static_cast<double>(b[n]));
+    max_out = std::max(max_out, std::abs(static_cast<double>(b[n])));
+    close_as_course = close_as_course && diff <= 1e-6 + 1e-5 * std::abs(static_cast<double>(b[n]));
   }
+  const double rounding = 4.0 * std::ldexp(1.0, -23) * (T + C) * max_out;
+  const bool same = close_as_course || max_diff <= rounding;
 
   Report r;
   r.text = "shuffle the positions and the outputs are the same rows,\n";
-  r.text += std::string("in the shuffled order: ") + (same ? "True" : "False") + "\n";
-  r.text += "\nso attention alone cannot tell 12345 from 54321.\n";
-  r.text += "day 5 puts the position back.\n";
-  r.data = {{"order", order}, {"same_rows", same}, {"max_abs_difference", max_diff}};
+  if (close_as_course)  // the course's words
+    r.text += "in the shuffled order: True\n";
+  else if (same)
+    r.text += fmt::format("in the shuffled order: True (largest difference {:.1e}, float32 rounding over {} "
+                          "positions of width {}; bound {:.1e})\n",
+                          max_diff, T, C, rounding);
+  else
+    r.text += fmt::format("in the shuffled order: False (largest difference {:.1e}, beyond float32 rounding "
+                          "{:.1e})\n",
+                          max_diff, rounding);
+  if (same) {
+    r.text += "\nso attention alone cannot tell 12345 from 54321.\n";
+    r.text += "day 5 puts the position back.\n";
+  } else {
+    r.text += "\nthe rows differ by more than rounding, so this run does not show\n";
+    r.text += "attention ignoring order; something else depends on the positions.\n";
+  }
+  r.data = {{"order", order},
+            {"same_rows", same},
+            {"max_abs_difference", max_diff},
+            {"rounding_bound", rounding},
+            {"within_course_tolerance", close_as_course}};
   return r;
 }
 
