@@ -19,7 +19,9 @@ struct AdamWConfig {
 /// Loshchilov & Hutter 2019 ("Decoupled Weight Decay Regularization",
 /// Algorithm 2), in the order of operations of PyTorch 1.13's
 /// _single_tensor_adamw: decay the weights by (1 - lr·wd), update the two
-/// moment estimates, then p -= lr/(1-β1^t) · m / (sqrt(v)/sqrt(1-β2^t) + eps).
+/// moment estimates, then p += (-lr/(1-β1^t) · m) / (sqrt(v)/sqrt(1-β2^t) + eps),
+/// rounding where PyTorch's CPU kernels round: bit for bit equal to PyTorch
+/// 1.13's on AVX2 (tests/optim/optim_parity_test.cpp).
 /// The moment buffers are allocated once, in the constructor.
 class AdamW {
  public:
