@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Times the course's PyTorch scripts and attnlab on the same experiments, in
-one run on this machine, and prints wall seconds and their ratio.
+"""Times PyTorch and attnlab on the same experiments, in one run on this
+machine, and prints wall seconds and their ratio. PyTorch's side is
+scripts/course_models.py, our statement of the course's models and training
+(it prints the course scripts' digits: course_models.py --check all).
 
 Then, for each row of attnlab's tables, the achieved GFLOP/s of its training
 (2 x the multiply-adds of every forward and backward pass, from
@@ -23,12 +25,12 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COURSE = os.path.join(ROOT, '..', 'shared', 'course')
-PAIRS = {
-    '13': ('13_positions_vs_none.py', 'experiments/positions.json'),
-    '01': ('01_bottleneck.py', 'experiments/bottleneck.json'),
-    '18': ('18_rnn_vs_attention.py', 'experiments/rnn_vs_attention.json'),
-    '19': ('19_attention_map.py', 'experiments/attention_map.json'),
+COURSE_MODELS = os.path.join(ROOT, 'scripts', 'course_models.py')
+PAIRS = {  # course script: (its table in course_models.py, attnlab's spec)
+    '13': ('positions', 'experiments/positions.json'),
+    '01': ('bottleneck', 'experiments/bottleneck.json'),
+    '18': ('rnn_vs_attention', 'experiments/rnn_vs_attention.json'),
+    '19': ('attention_map', 'experiments/attention_map.json'),
 }
 
 
@@ -69,11 +71,11 @@ def main():
     rates = []
     print('%-6s %-28s %10s %10s %8s' % ('script', 'spec', 'pytorch s', 'attnlab s', 'ratio'))
     for key in args.pairs:
-        script, spec = PAIRS[key]
+        table, spec = PAIRS[key]
         if not os.path.exists(os.path.join(ROOT, spec)):
             print('%-6s %-28s (no spec yet)' % (key, spec))
             continue
-        torch_s = wall(['/usr/bin/python3', os.path.join(COURSE, script)], args.repeat)
+        torch_s = wall(['/usr/bin/python3', COURSE_MODELS, table], args.repeat)
         ours_s = wall([args.attnlab, 'run', spec], args.repeat)
         print('%-6s %-28s %10.2f %10.2f %7.1fx' % (key, spec, torch_s, ours_s, torch_s / ours_s))
         sys.stdout.flush()

@@ -6,7 +6,7 @@ How to run (from anywhere; paths are relative to this file):
     /usr/bin/python3 scripts/make_rng_goldens.py
 
 It needs Debian's python3-torch (1.13.1, CPU, AVX2 kernels, no MKL; see
-shared/reference/torch_rng.md section 0). The `python3` on PATH has no torch.
+the project's notes on PyTorch's random streams). The `python3` on PATH may have no torch.
 
 Outputs (compact JSON, about 0.9 MB in all):
     data/random/engine.json       MT19937 stream, seeding, unseeded Generator, random_() int64
@@ -37,6 +37,9 @@ import sys
 import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from course_models import make_sequences  # noqa: E402  the course's task, in our words
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GENERATED_BY = {
@@ -311,20 +314,6 @@ def loader_cases():
     calls = [{"op": "sequential_epoch", "n": 100}]
     cases.append(case("sequential_100", 3, torch.default_generator, calls, global_generator=True))
     return cases
-
-
-def make_sequences(n, length=8, seed=0):
-    """Copied from shared/course/13_positions_vs_none.py."""
-    g = torch.Generator().manual_seed(seed)
-    first = torch.randint(1, 10, (n, 1), generator=g)
-    rest = torch.randint(1, 9, (n, length - 1), generator=g)
-    rest = rest + (rest >= first).long()
-    y = torch.randint(0, 2, (n,), generator=g)
-    where = torch.randint(0, length - 1, (n, 1), generator=g)
-    idx = torch.arange(length - 1).unsqueeze(0)
-    plant = (y.unsqueeze(1) == 1) & (idx == where)
-    rest = torch.where(plant, first.expand_as(rest), rest)
-    return torch.cat([first, rest], dim=1), y
 
 
 def sequence_cases():

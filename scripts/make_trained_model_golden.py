@@ -5,9 +5,10 @@ Run from the repository root with Debian's PyTorch 1.13 (package python3-torch):
 
     /usr/bin/python3 scripts/make_trained_model_golden.py
 
-Trains the course's positions classifier (script 13's AttentionClassifier, learned positions)
-for EPOCHS epochs with the course's fit() (AdamW lr 3e-3, clip 1.0, batches of 64 shuffled after
-torch.manual_seed(0)), then writes under data/models/trained_positions/:
+Trains the course's positions classifier (script 13's, learned positions, as
+scripts/course_models.py states it) for EPOCHS epochs as the course trains it (AdamW lr 3e-3,
+clip 1.0, batches of 64 shuffled after torch.manual_seed(0)), then writes under
+data/models/trained_positions/:
   state_dict/<key>.npy   every state_dict tensor, numpy.save(v.numpy()): what a PyTorch user does
   tokens.npy             the first N_EVAL validation sequences (make_sequences(2000, seed=1)), int32
   logits.npy             PyTorch's eval-mode logits for them, float32 (N_EVAL, 2)
@@ -19,42 +20,21 @@ import sys
 
 import numpy
 import torch
-from torch import nn
-from torch.utils.data import DataLoader, TensorDataset
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_model_goldens import PositionsClassifier  # noqa: E402  the course's model, written once
-from make_rng_goldens import make_sequences  # noqa: E402
+from course_models import PositionsModel, fresh, loaders, train  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "models", "trained_positions")
 EPOCHS = 3
 N_EVAL = 256
 
 
-def fit(model, X, y, epochs):
-    """The course's fit() (shared/course/13_positions_vs_none.py) without its evaluation."""
-    loader = DataLoader(TensorDataset(X, y), batch_size=64, shuffle=True)
-    torch.manual_seed(0)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    loss_fn = nn.CrossEntropyLoss()
-    for _ in range(epochs):
-        model.train()
-        for xb, yb in loader:
-            opt.zero_grad()
-            loss_fn(model(xb), yb).backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-    model.eval()
-
-
 def main():
-    X_tr, y_tr = make_sequences(8000, seed=0)
-    X_va, y_va = make_sequences(2000, seed=1)
-    torch.manual_seed(0)
-    model = PositionsClassifier(use_positions=True)
-    fit(model, X_tr, y_tr, EPOCHS)
+    train_loader, val_loader = loaders()
+    X_va, y_va = val_loader.dataset.tensors
+    model = fresh(lambda: PositionsModel(use_positions=True))
+    accuracy = train(model, train_loader, val_loader, epochs=EPOCHS)  # leaves the model in eval mode
     with torch.no_grad():
-        accuracy = (model(X_va).argmax(1) == y_va).float().mean().item()
         logits = model(X_va[:N_EVAL])
     os.makedirs(os.path.join(OUT, "state_dict"), exist_ok=True)
     for k, v in model.state_dict().items():
