@@ -233,13 +233,16 @@ inline std::vector<float> golden_tensor(const nlohmann::json& j, const std::stri
 /// float32 figures are up to 3.4e-7 of the tensor maximum away from it (up to
 /// 1.5e-5 of the value itself for values above 1 % of the maximum), and ours
 /// up to 5.5e-7; ours and PyTorch's differ by at most 5.9e-7 of the maximum
-/// (LSTM input gradient), so 1e-5 leaves a margin of 17.
+/// (LSTM input gradient), so 1e-5 leaves a margin of 17. A NaN or infinity
+/// on either side fails.
 inline void expect_close_to_torch(const std::string& name, const float* ours,
                                   const std::vector<float>& torch, double rel = 1e-5) {
   double scale = 0;
   for (float v : torch) scale = std::max(scale, std::abs(static_cast<double>(v)));
   const double bound = rel * scale;
   for (std::size_t k = 0; k < torch.size(); ++k) {
+    ASSERT_TRUE(std::isfinite(ours[k]) && std::isfinite(torch[k]))
+        << name << "[" << k << "]: ours " << ours[k] << " torch " << torch[k];
     const double err = std::abs(static_cast<double>(ours[k]) - torch[k]);
     ASSERT_LE(err, bound) << name << "[" << k << "]: ours " << ours[k] << " torch " << torch[k]
                           << " (max |torch| " << scale << ")";

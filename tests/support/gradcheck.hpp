@@ -32,10 +32,13 @@ inline std::vector<double> numerical_gradient(const std::function<double()>& los
 }
 
 /// Asserts |analytic - numerical| <= tol * max(1, |numerical|) elementwise,
-/// naming the tensor and the first index that fails.
+/// naming the tensor and the first index that fails; a NaN on either side
+/// fails (the comparison is false), and so does an infinity.
 inline void expect_gradient_close(const std::string& name, const double* analytic,
                                   const std::vector<double>& numerical, double tol = 1e-6) {
   for (std::size_t i = 0; i < numerical.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(analytic[i]) && std::isfinite(numerical[i]))
+        << name << "[" << i << "]: analytic " << analytic[i] << " numerical " << numerical[i];
     const double scale = std::max(1.0, std::abs(numerical[i]));
     ASSERT_LE(std::abs(analytic[i] - numerical[i]), tol * scale)
         << name << "[" << i << "]: analytic " << analytic[i] << " numerical " << numerical[i];

@@ -30,11 +30,14 @@ namespace attnlab::testing::layers {
 // and GELU in its negative tail, where PyTorch's vectorised float erf is the
 // Abramowitz-Stegun 7.1.26 polynomial (|error| <= 1.5e-7): dinp 1e-2 relative
 // off on a value near 1e-5. Worst measured: 2.8e-7 of the tensor's peak.
+/// A NaN or infinity in got or want fails (ASSERT_LE is false for NaN).
 inline void expect_close_to_torch(const std::string& name, const float* got,
                                   const std::vector<float>& want, double rtol = 1e-5) {
   double peak = 0.0;
   for (float w : want) peak = std::max(peak, std::abs(double(w)));
   for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(got[i]) && std::isfinite(want[i]))
+        << name << "[" << i << "]: got " << got[i] << " PyTorch " << want[i];
     const double tol = rtol * std::abs(double(want[i])) + 1e-6 * peak;
     ASSERT_LE(std::abs(double(got[i]) - double(want[i])), tol)
         << name << "[" << i << "]: got " << got[i] << " PyTorch " << want[i];
@@ -42,12 +45,15 @@ inline void expect_close_to_torch(const std::string& name, const float* got,
 }
 
 /// Bit-for-bit equality of got[0 .. want.size()) with want: memcmp, so -0.0
-/// differs from +0.0 and a NaN equals the same NaN.
+/// differs from +0.0. A NaN or an infinity fails even where PyTorch's value
+/// has the same bits: no golden compared this way (weights, masks) has one.
 inline void expect_bits_equal(const std::string& name, const float* got,
                               const std::vector<float>& want) {
-  for (std::size_t i = 0; i < want.size(); ++i)
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(got[i])) << name << "[" << i << "]: got " << got[i];
     ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0)
         << name << "[" << i << "]: got " << got[i] << " PyTorch " << want[i];
+  }
 }
 
 /// Bit-for-bit equality of two float32 buffers, sizes first.
