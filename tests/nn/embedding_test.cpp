@@ -78,9 +78,8 @@ TEST(Embedding, GradientCheck) {
                         numerical_gradient(loss, weight.data(), weight.size()));
 }
 
-// Figures from PyTorch 1.13 (nn.Embedding(7, 3) on (2, 5) ids with repeats);
-// float32 here within 1e-5 relative (see expect_close_to_torch; the gather
-// and scatter-add match exactly).
+// Figures from PyTorch 1.13 (nn.Embedding(7, 3) on (2, 5) ids with repeats):
+// the gather and the scatter-add (repeated ids summed in order) bit for bit.
 TEST(Embedding, MatchesPyTorch) {
   const auto& c = parity()["embedding"];
   const int N = c["N"], V = c["V"], D = c["D"];
@@ -88,9 +87,9 @@ TEST(Embedding, MatchesPyTorch) {
   const auto weight = as_floats(c["weight"]), dout = as_floats(c["dout"]);
   std::vector<float> out(N * D), dweight(V * D, 0.f);
   attnlab::nn::embedding_forward(out.data(), ids.data(), weight.data(), N, V, D);
-  expect_close_to_torch("out", out.data(), as_floats(c["out"]));
+  expect_bits_equal("out", out.data(), as_floats(c["out"]));
   attnlab::nn::embedding_backward(dweight.data(), dout.data(), ids.data(), N, V, D);
-  expect_close_to_torch("dweight", dweight.data(), as_floats(c["dweight"]));
+  expect_bits_equal("dweight", dweight.data(), as_floats(c["dweight"]));
 }
 
 TEST(PositionEmbedding, ForwardAndBackwardByHand) {
@@ -143,18 +142,21 @@ TEST(PositionEmbedding, GradientCheck) {
 }
 
 // Figures from PyTorch 1.13 (x + nn.Embedding(6, 3)(torch.arange(4)) on a
-// (2, 4, 3) x); float32 here within 1e-5 relative (see expect_close_to_torch).
+// (2, 4, 3) x): out bit for bit (one float addition each); dweight sums B
+// values per position, within 1e-5 relative (expect_close_to_torch). The
+// gradient of x is dout itself, so position_embedding_backward has no dx to
+// compare (the GradientCheck above proves that of our forward); comparing
+// the golden's dx with its own dout, as this test once did, proved nothing.
 TEST(PositionEmbedding, MatchesPyTorch) {
   const auto& c = parity()["positions"];
   const int B = c["B"], T = c["T"], D = c["D"], P = c["P"];
   auto x = as_floats(c["x"]);
   const auto weight = as_floats(c["weight"]), dout = as_floats(c["dout"]);
   attnlab::nn::position_embedding_forward(x.data(), weight.data(), B, T, D, P);
-  expect_close_to_torch("out", x.data(), as_floats(c["out"]));
+  expect_bits_equal("out", x.data(), as_floats(c["out"]));
   std::vector<float> dweight(P * D, 0.f);
   attnlab::nn::position_embedding_backward(dweight.data(), dout.data(), B, T, D, P);
   expect_close_to_torch("dweight", dweight.data(), as_floats(c["dweight"]));
-  expect_close_to_torch("dx", dout.data(), as_floats(c["dx"]));
 }
 
 // torch.manual_seed(0); nn.Linear(32, 96); nn.Linear(64, 2); nn.Embedding(10, 32);

@@ -136,11 +136,13 @@ struct GradCase {
   bool float_mask = false;    // float attn_mask, random values
   bool dropout = false;       // a fixed keep mask, scale 1/(1-0.25)
   bool blocked_row = false;   // bool attn_mask blocking every key of query row 1
+  bool kv_same = false;       // key = value (same pointer), query apart: the packed [k | v] product
+  bool kv_shared_grad = false;  // ... and one buffer for d_key and d_value
 };
 
 std::ostream& operator<<(std::ostream& os, const GradCase& c) {
   return os << c.name << " (B=" << c.B << " T=" << c.T << " S=" << c.S << " C=" << c.C << " H=" << c.H
-            << ")";
+            << ", D=" << c.C / c.H << ")";
 }
 
 // Everything one case needs, with the loss sum(out ⊙ g).
@@ -209,7 +211,7 @@ struct Problem {
   }
 
   const double* k_ptr() const { return c.self ? query.data() : key.data(); }
-  const double* v_ptr() const { return c.self ? query.data() : value.data(); }
+  const double* v_ptr() const { return c.self ? query.data() : c.kv_same ? key.data() : value.data(); }
 
   double loss() {
     multihead_attention_forward<double>(out.data(), weights.data(), MhaWeights::per_head, cache.data(),
@@ -246,7 +248,7 @@ TEST_P(MultiheadAttentionGradcheck, EveryGradientMatchesFiniteDifferences) {
     gv = p.c.shared_grad ? dq.data() : dx_v.data();
   } else {
     gk = dk.data();
-    gv = dv.data();
+    gv = p.c.kv_shared_grad ? dk.data() : dv.data();
   }
   multihead_attention_backward<double>(gq, gk, gv, din_w.data(), din_b.data(), dout_w.data(),
                                        dout_b.data(), scratch.data(), p.g.data(), p.cache.data(),
@@ -254,6 +256,8 @@ TEST_P(MultiheadAttentionGradcheck, EveryGradientMatchesFiniteDifferences) {
                                        p.out_w.data(), d);
   if (p.c.self && !p.c.shared_grad)  // the caller sums the three input gradients
     for (std::size_t n = 0; n < dq.size(); ++n) dq[n] += dx_k[n] + dx_v[n];
+  if (p.c.kv_same && !p.c.kv_shared_grad)  // key's total gradient: as key and as value
+    for (std::size_t n = 0; n < dk.size(); ++n) dk[n] += dv[n];
 
   for (const auto* v : {&dq, &dk, &dv, &din_w, &din_b, &dout_w, &dout_b})
     ASSERT_TRUE(all_finite(*v)) << GetParam();
@@ -265,7 +269,8 @@ TEST_P(MultiheadAttentionGradcheck, EveryGradientMatchesFiniteDifferences) {
   expect_gradient_close("query", dq.data(), numerical_gradient(loss, p.query.data(), p.query.size()));
   if (!p.c.self) {
     expect_gradient_close("key", dk.data(), numerical_gradient(loss, p.key.data(), p.key.size()));
-    expect_gradient_close("value", dv.data(), numerical_gradient(loss, p.value.data(), p.value.size()));
+    if (!p.c.kv_same)
+      expect_gradient_close("value", dv.data(), numerical_gradient(loss, p.value.data(), p.value.size()));
   }
   expect_gradient_close("in_proj_weight", din_w.data(), numerical_gradient(loss, p.in_w.data(), p.in_w.size()));
   expect_gradient_close("in_proj_bias", din_b.data(), numerical_gradient(loss, p.in_b.data(), p.in_b.size()));
@@ -289,7 +294,26 @@ INSTANTIATE_TEST_SUITE_P(
         GradCase{"cross_T_gt_S", 2, 5, 3, 6, 3},
         GradCase{"one_head", 1, 3, 2, 4, 1},
         GradCase{"dropout", 2, 3, 4, 4, 2, false, false, false, false, false, true},
-        GradCase{"dropout_self_masks", 2, 4, 4, 4, 2, true, false, true, true, false, true}),
+        GradCase{"dropout_self_masks", 2, 4, 4, 4, 2, true, false, true, true, false, true},
+        // key == value (encoder-decoder): one (B·S, C)·(C, 2C) product into [k | v]
+        GradCase{.name = "key_is_value", .B = 2, .T = 3, .S = 4, .C = 4, .H = 2, .kv_same = true},
+        GradCase{.name = "key_is_value_one_grad", .B = 2, .T = 3, .S = 4, .C = 4, .H = 2, .kv_same = true,
+                 .kv_shared_grad = true},
+        GradCase{.name = "key_is_value_T_eq_S", .B = 2, .T = 4, .S = 4, .C = 4, .H = 2, .key_padding = true,
+                 .kv_same = true},
+        // The compile-time head sizes (dispatch_head_size: D = 8, 16, 32, 64), each
+        // with the paths the course takes through it.
+        GradCase{.name = "D8_self_masks_dropout", .B = 2, .T = 4, .S = 4, .C = 16, .H = 2, .self = true,
+                 .key_padding = true, .causal = true, .dropout = true},
+        GradCase{.name = "D8_key_is_value", .B = 2, .T = 3, .S = 3, .C = 16, .H = 2, .kv_same = true,
+                 .kv_shared_grad = true},
+        GradCase{.name = "D16_cross_float_mask", .B = 1, .T = 3, .S = 4, .C = 16, .H = 1, .float_mask = true},
+        GradCase{.name = "D16_two_heads_blocked_row", .B = 1, .T = 3, .S = 4, .C = 32, .H = 2,
+                 .blocked_row = true},
+        GradCase{.name = "D32_self_key_padding", .B = 2, .T = 3, .S = 3, .C = 32, .H = 1, .self = true,
+                 .shared_grad = true, .key_padding = true},
+        GradCase{.name = "D64_cross_dropout", .B = 1, .T = 2, .S = 3, .C = 64, .H = 1, .dropout = true},
+        GradCase{.name = "D64_key_is_value", .B = 1, .T = 2, .S = 2, .C = 64, .H = 1, .kv_same = true}),
     [](const ::testing::TestParamInfo<GradCase>& info) { return info.param.name; });
 
 // ---------------------------------------------------------------------------
