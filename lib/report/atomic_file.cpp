@@ -95,8 +95,8 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
   for (const auto& in : inputs) {
     struct stat ist;
     if (::stat(in.c_str(), &ist) == 0 && ist.st_dev == st.st_dev && ist.st_ino == st.st_ino)
-      throw OutputRefused("cannot write " + path + ": it is " + (in == path ? "" : "the same file as ") + in +
-                          ", an input of this run; choose another output file");
+      throw OutputRefused("cannot write " + path + ": it is " + (in == path ? "" : "the same file as " + in + ", ") +
+                          "an input of this run; choose another output file");
   }
 }
 
