@@ -37,6 +37,14 @@ struct LossBounds {
   int last_step = 249;
 };
 constexpr double kFirstEpoch = 5e-7;
+// Sanitizer builds (Debug, instrumented, no FMA contraction) keep the first
+// epoch within 1.8e-7 too, but drift otherwise in the second: the one-block
+// model measured 1.6e-6 at step 240 there. Their second-epoch bounds are 10x.
+#ifdef ATTNLAB_SANITIZED_BUILD
+constexpr double kSecondEpochSlack = 10;
+#else
+constexpr double kSecondEpochSlack = 1;
+#endif
 
 template <class Model>
 void check_losses(const std::string& file, Model& model, LossBounds bounds) {
@@ -52,7 +60,7 @@ void check_losses(const std::string& file, Model& model, LossBounds bounds) {
   double worst[2] = {0, 0};
   for (int step = 0; step <= bounds.last_step; ++step) {
     ASSERT_TRUE(std::isfinite(result.losses[step])) << "step " << step;
-    const double bound = step < 125 ? kFirstEpoch : bounds.second_epoch;
+    const double bound = step < 125 ? kFirstEpoch : bounds.second_epoch * kSecondEpochSlack;
     ASSERT_NEAR(result.losses[step], want[step], bound * std::abs(want[step]))
         << file << ", step " << step << " (PyTorch " << want[step] << ")";
     double& w = worst[step < 125 ? 0 : 1];
