@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

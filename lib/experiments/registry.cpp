@@ -74,7 +74,8 @@ std::string top_key(const std::string& pointer) {
 
 }  // namespace
 
-LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohmann::json& overrides) {
+LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohmann::json& overrides,
+                      const std::string& overrides_source) {
   // A "sweep" block belongs to `attnlab sweep` (lib/sweep/plan.hpp), which
   // checks it; everything else runs the spec it sweeps over.
   if (doc.is_object() && doc.contains("sweep")) {
@@ -105,8 +106,8 @@ LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohman
   } catch (const spec::SpecError& err) {
     // A value that came from --set is blamed on --set, not on the file.
     const std::string top = top_key(err.path());
-    if (err.file() == file && !top.empty() && overrides.contains(top))
-      throw spec::SpecError("--set " + top + " (applied to " + file + ")", err.path(), err.problem());
+    if (!overrides_source.empty() && err.file() == file && !top.empty() && overrides.contains(top))
+      throw spec::SpecError(overrides_source + " " + top + " (applied to " + file + ")", err.path(), err.problem());
     throw;
   }
 }

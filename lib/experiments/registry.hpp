@@ -32,7 +32,12 @@ struct LoadedSpec {
 LoadedSpec load_spec(const std::string& path, const nlohmann::json& overrides = nlohmann::json::object());
 
 /// The same, for a document already parsed (tests, and specs built in code).
+/// A refusal of a value that came from `overrides` names its source, not the
+/// file: "--set lr (applied to FILE): at /lr: ..." (`overrides_source` is
+/// "--set" for the CLI's overrides; "" keeps the file's name, as a sweep does,
+/// whose message names the run and its values itself).
 LoadedSpec check_spec(nlohmann::json doc, const std::string& file,
-                      const nlohmann::json& overrides = nlohmann::json::object());
+                      const nlohmann::json& overrides = nlohmann::json::object(),
+                      const std::string& overrides_source = "--set");
 
 }  // namespace attnlab::experiments

@@ -119,7 +119,8 @@ Plan make_plan_from(json doc, const std::string& spec_file, const std::vector<st
       set[a.key] = run.params[k].second;
     }
     try {
-      const auto loaded = experiments::check_spec(doc, spec_file, set);
+      // No relabelling of a refused value: the run's description names it.
+      const auto loaded = experiments::check_spec(doc, spec_file, set, "");
       run.spec = canonical_spec(loaded);
     } catch (const spec::SpecError& e) {
       if (refused++ < kListedRefusals)
