@@ -64,8 +64,10 @@ void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* 
     ws.scale_attn = static_cast<Real>(nn::mha_draw_dropout(*train, ws.keep_attn.data(), md, d.dropout));
     attn_drop = {ws.keep_attn.data(), ws.scale_attn};
   }
+  nn::MhaMasks<Real> masks;
+  masks.causal = d.causal;
   nn::multihead_attention_forward<Real>(ws.a.data(), nullptr, nn::MhaWeights::none, ws.mha_cache.data(),
-                                        ws.h1.data(), ws.h1.data(), ws.h1.data(), {}, attn_drop, w.in_proj_weight,
+                                        ws.h1.data(), ws.h1.data(), ws.h1.data(), masks, attn_drop, w.in_proj_weight,
                                         w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, md);
   // x1 = x + a
   for (int i = 0; i < N * C; ++i) ws.x1[i] = x[i] + ws.a[i];
@@ -124,6 +126,38 @@ void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockW
                           ws.rstd1.data(), x, w.norm1_weight, static_cast<int>(N), C);
 }
 
+std::size_t block_step_scratch_size(int B, int C, int H, int F, int max_len) {
+  const std::size_t b = static_cast<std::size_t>(B);
+  return b * (5 * static_cast<std::size_t>(C) + 2 * static_cast<std::size_t>(F) + 4) +
+         nn::attention_step_scratch_size({.B = B, .C = C, .H = H, .L = max_len});
+}
+
+template <class Real>
+void transformer_block_step(Real* out, Real* scratch, Real* keys, Real* values, int t, int max_len, const Real* x,
+                            const BlockTensors<Real>& w, const BlockDims& d) {
+  const int B = d.B, C = d.C, F = d.F;
+  const std::size_t BC = static_cast<std::size_t>(B) * C, BF = static_cast<std::size_t>(B) * F;
+  Real* h1 = scratch;       // (B, C) LN1(x)
+  Real* a = h1 + BC;        // (B, C) attention
+  Real* x1 = a + BC;        // (B, C) x + a
+  Real* h2 = x1 + BC;       // (B, C) LN2(x1)
+  Real* f2 = h2 + BC;       // (B, C)
+  Real* f1 = f2 + BC;       // (B, F)
+  Real* g1 = f1 + BF;       // (B, F)
+  Real* stats = g1 + BF;    // mean1, rstd1, mean2, rstd2 (B each)
+  Real* attn_scratch = stats + 4 * static_cast<std::size_t>(B);
+  nn::layer_norm_forward(h1, stats, stats + B, x, w.norm1_weight, w.norm1_bias, B, C);
+  nn::attention_step(a, attn_scratch, keys, values, t, h1,
+                     nn::mha_packed<Real>(w.in_proj_weight, w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, C),
+                     {.B = B, .C = C, .H = d.H, .L = max_len});
+  for (std::size_t i = 0; i < BC; ++i) x1[i] = x[i] + a[i];
+  nn::layer_norm_forward(h2, stats + 2 * B, stats + 3 * B, x1, w.norm2_weight, w.norm2_bias, B, C);
+  nn::linear_forward(f1, h2, w.ff1_weight, w.ff1_bias, B, C, F);
+  nn::gelu_forward(g1, f1, BF);
+  nn::linear_forward(f2, g1, w.ff2_weight, w.ff2_bias, B, F, C);
+  for (std::size_t i = 0; i < BC; ++i) out[i] = x1[i] + f2[i];
+}
+
 template struct BlockWorkspace<float>;
 template struct BlockWorkspace<double>;
 template void transformer_block_forward<float>(float*, BlockWorkspace<float>&, const float*,
@@ -136,5 +170,9 @@ template void transformer_block_backward<float>(float*, const BlockTensors<float
 template void transformer_block_backward<double>(double*, const BlockTensors<double>&, BlockWorkspace<double>&,
                                                  const double*, const double*, const BlockTensors<double>&,
                                                  const BlockDims&);
+template void transformer_block_step<float>(float*, float*, float*, float*, int, int, const float*,
+                                            const BlockTensors<float>&, const BlockDims&);
+template void transformer_block_step<double>(double*, double*, double*, double*, int, int, const double*,
+                                             const BlockTensors<double>&, const BlockDims&);
 
 }  // namespace attnlab::models

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "nn/attention_cache.hpp"
 #include "nn/multihead_attention.hpp"
 #include "random/generator.hpp"
 
@@ -16,9 +17,13 @@ namespace attnlab::models {
 
 /// The shapes of one call: B batch, T length, C = d_model, H heads, F the
 /// feed-forward width (4C in the course), dropout p (0.1 in the course).
+/// causal: position i attends to positions 0 .. i only (the lower-triangular
+/// mask of Vaswani et al. 2017 §3.2.3, applied before the softmax); shared by
+/// the post-norm block (post_norm_block.hpp).
 struct BlockDims {
   int B = 0, T = 0, C = 0, H = 0, F = 0;
   double dropout = 0.0;
+  bool causal = false;
 };
 
 /// The block's parameters, in PyTorch's registration order (norm1.weight,
@@ -75,5 +80,18 @@ void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* 
 template <class Real>
 void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockWorkspace<Real>& ws,
                                 const Real* dout, const Real* x, const BlockTensors<Real>& w, const BlockDims& d);
+
+/// Scratch of one transformer_block_step over B streams: the step's rows
+/// (LN1, attention, residual, LN2, feed-forward) and the attention step's own.
+std::size_t block_step_scratch_size(int B, int C, int H, int F, int max_len);
+
+/// One step of the causal block in evaluation mode (no dropout), for a stream:
+/// out (B, C) is row t of transformer_block_forward with d.causal on the
+/// whole sequence, given x (B, C), this block's keys and values (B, L, C) with
+/// t steps held (row t is written; nn::attention_step), and w. d.T is unused;
+/// d.B is the batch. Throws std::length_error when t >= max_len.
+template <class Real>
+void transformer_block_step(Real* out, Real* scratch, Real* keys, Real* values, int t, int max_len, const Real* x,
+                            const BlockTensors<Real>& w, const BlockDims& d);
 
 }  // namespace attnlab::models

@@ -215,7 +215,8 @@ void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query,
           // pass 1: scores q·k / sqrt(D) + float mask, -inf where blocked
           const std::size_t mask_row = mask_base + std::size_t(i) * S_in;
           for (int j = 0; j < S_in; ++j) {
-            const bool blocked = (masks.key_padding && masks.key_padding[std::size_t(b) * S_in + j]) ||
+            const bool blocked = (masks.causal && j > i) ||
+                                 (masks.key_padding && masks.key_padding[std::size_t(b) * S_in + j]) ||
                                  (masks.attn_bool && masks.attn_bool[mask_row + j]);
             if (blocked) {
               p[j] = neg_inf;

@@ -121,7 +121,7 @@ std::size_t mha_cache_size(const MhaDims& d);
 std::size_t mha_scratch_size(const MhaDims& d);
 
 /// Optional masks, PyTorch's conventions; nullptr = absent. Any combination is
-/// allowed: a score is blocked when either boolean mask blocks it, otherwise
+/// allowed: a score is blocked when any boolean mask (or `causal`) blocks it, otherwise
 /// the float mask is added. The masks cover the S input keys; appended keys
 /// (add_bias_kv, add_zero_attn) are never masked, as PyTorch pads the masks
 /// with False / 0.
@@ -131,6 +131,7 @@ struct MhaMasks {
   const std::uint8_t* attn_bool = nullptr;    // (T, S): nonzero = query i may not see key j (True)
   const T* attn_float = nullptr;              // (T, S): added to the scores (may hold -inf)
   bool attn_per_head = false;  // attn_bool / attn_float are (B·H, T, S), block b·H + h (3-D attn_mask)
+  bool causal = false;  // query i may not see key j > i: attn_mask = triu(ones(T, S), 1), without the mask's memory
 };
 
 /// The parameters of one layer, by role; what PyTorch's state_dict names them.

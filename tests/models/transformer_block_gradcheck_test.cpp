@@ -1,6 +1,7 @@
 // Central finite differences, in double, of the pre-norm block's backward
 // pass: the input and all twelve parameter tensors, with and without
-// dropout (the same masks each evaluation: a generator re-seeded per call).
+// dropout (the same masks each evaluation: a generator re-seeded per call),
+// and causal.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -14,10 +15,11 @@ namespace {
 struct BlockCase {
   int B = 2, T = 3, C = 4, H = 2, F = 8;
   double dropout = 0.0;
+  bool causal = false;
 };
 
 void check_block(const BlockCase& c) {
-  const models::BlockDims d{c.B, c.T, c.C, c.H, c.F, c.dropout};
+  const models::BlockDims d{c.B, c.T, c.C, c.H, c.F, c.dropout, c.causal};
   const auto specs = models::block_param_specs(c.C, c.F);
   std::vector<std::vector<double>> values, grads;
   for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -73,6 +75,14 @@ TEST(TransformerBlockGradcheck, OneHeadLongerSequence) {
   c.B = 1;
   c.T = 5;
   c.H = 1;
+  check_block(c);
+}
+
+TEST(TransformerBlockGradcheck, CausalWithDropout) {
+  BlockCase c;
+  c.T = 4;
+  c.dropout = 0.2;
+  c.causal = true;
   check_block(c);
 }
 
