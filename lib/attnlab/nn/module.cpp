@@ -1,6 +1,7 @@
 #include "attnlab/nn/module.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace attnlab::nn {
 
@@ -24,6 +25,11 @@ std::vector<NamedParameter> Module::named_parameters() const {
                    store_->value(index), store_->grad(index)});
   }
   return out;
+}
+
+void Module::adopt(const Module& child) {
+  if (child.store_ != store_) throw std::logic_error("Module::adopt: the child's parameters live in another store");
+  own_.insert(own_.end(), child.own_.begin(), child.own_.end());
 }
 
 void Module::zero_grad() {

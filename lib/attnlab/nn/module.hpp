@@ -67,6 +67,9 @@ class Module {
   explicit Module(const Scope& scope);
   /// Declares a parameter ("weight", {out, in}) and returns its index in the store.
   std::size_t register_parameter(const std::string& name, std::vector<int> shape);
+  /// Lists a submodule's parameters as this module's too (a container such as
+  /// Sequential, whose children share its store under its prefix).
+  void adopt(const Module& child);
   float* value(std::size_t index) const { return store_->value(index); }
   float* grad(std::size_t index) const { return store_->grad(index); }
   template <std::size_t N>

@@ -110,6 +110,7 @@ MultiheadAttentionOutput MultiheadAttention::forward(const Tensor<3>& query, con
   if (m.bool3) masks.attn_bool = reinterpret_cast<const std::uint8_t*>(m.bool3->data());
   if (m.float2) masks.attn_float = m.float2->data();
   if (m.float3) masks.attn_float = m.float3->data();
+  masks.causal = f.is_causal;
 
   dims_ = mha_dims(int(N), int(L), int(S), int(E), int(H),
                    {.kdim = o.kdim(), .vdim = o.vdim(), .batch_first = bf, .add_bias_kv = o.add_bias_kv(),

@@ -67,6 +67,7 @@ struct MultiheadAttentionForwardOptions {
   bool need_weights = true;
   AttnMask attn_mask;
   bool average_attn_weights = true;  // false: weights per head (N, H, L, S')
+  bool is_causal = false;  // query i sees keys 0 .. i only, as attn_mask = triu(ones(L, S), 1) would (no mask memory)
 };
 
 /// What forward returns: (attn_output, attn_output_weights), as Python's pair.
