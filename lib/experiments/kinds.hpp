@@ -13,5 +13,6 @@ Experiment block_experiment();             // block.cpp, course script 17
 Experiment rnn_vs_attention_experiment();  // rnn_vs_attention.cpp, course script 18
 Experiment attention_map_experiment();     // attention_map.cpp, course script 19
 Experiment torch_mha_experiment();         // torch_mha.cpp, seed page 003 (after the course scripts)
+Experiment attention_page_experiment();    // attention_page.cpp, seed page 000 (after torch_mha)
 
 }  // namespace attnlab::experiments

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "report/text.hpp"
@@ -24,6 +25,13 @@ std::string py_float(double x) {
   std::string s = fmt::format("{}", x);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;
+}
+
+double py_round(double x, int ndigits) {
+  if (!std::isfinite(x)) return x;
+  // fmt's fixed format rounds the exact binary value correctly, as CPython's
+  // round() does (both go through the shortest/correctly-rounded dtoa)
+  return std::strtod(fmt::format("{:.{}f}", x, ndigits).c_str(), nullptr);
 }
 
 std::string py_float_list(const std::vector<double>& values) {

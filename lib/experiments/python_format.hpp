@@ -20,6 +20,11 @@ std::string py_shape(const std::vector<long long>& dims);
 /// "-inf", "nan".
 std::string py_float(double x);
 
+/// round(x, ndigits) for a Python float: the double nearest to x rounded
+/// correctly to ndigits decimals (CPython rounds the exact binary value, half
+/// to even), so py_float(py_round(0.99994999170303344, 4)) is "0.9999".
+double py_round(double x, int ndigits);
+
 /// str(list_of_floats): "[0.5, 0.574999988079071]".
 std::string py_float_list(const std::vector<double>& values);
 
