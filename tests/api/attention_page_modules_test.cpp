@@ -132,6 +132,20 @@ TEST(MultiheadSelfAttentionDoor, IsNnMultiheadAttentionsParametersAndInit) {
             "multihead attention: d_model 8 is not divisible by n_heads 3");
 }
 
+TEST(MultiheadAttentionDoor, IsCausalEqualsTheTriangularMask) {
+  Generator gen(0), data(1);
+  MultiheadAttention mha(MultiheadAttentionOptions(8, 2), gen);
+  const Tensor<3> x = randn3(data, 5, 2, 8);  // (L, N, E)
+  xt::xtensor<bool, 2> triu = xt::zeros<bool>({5, 5});
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::size_t j = i + 1; j < 5; ++j) triu(i, j) = true;
+  const auto a = mha.forward(x, x, x, {.is_causal = true});
+  const auto b = mha.forward(x, x, x, {.attn_mask = triu});
+  EXPECT_EQ(a.attn_output, b.attn_output);
+  EXPECT_EQ(*a.attn_output_weights, *b.attn_output_weights);
+  EXPECT_EQ((*a.attn_output_weights)(0, 0, 1), 0.0f);
+}
+
 TEST(MultiheadSelfAttentionDoor, StepTTimesEqualsForwardBatchedOrNot) {
   for (int T : {1, 5, 33}) {
     SCOPED_TRACE(T);
