@@ -1,8 +1,9 @@
 # ctest's install.consumer: installs attnlab into a fresh prefix, builds
 # apps/example there as a separate CMake project (find_package(attnlab)),
 # runs it on the PyTorch-trained model and checks that it reproduced
-# PyTorch's logits. Proves the package carries every header the public ones
-# include, the static libraries in a working link order and a config that
+# PyTorch's logits, then streams a causal encoder (attnlab_stream_example,
+# which needs the models library). Proves the package carries every header
+# the public ones include, the static libraries in a working link order and a config that
 # finds its dependencies; the consumer's compile lines must not mention lib/.
 #   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK=... -P consumer.cmake
 foreach(_v BUILD_DIR SOURCE_DIR WORK)
@@ -22,7 +23,7 @@ endfunction()
 file(REMOVE_RECURSE ${WORK})
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix)
 foreach(_f lib/cmake/attnlab/attnlabConfig.cmake lib/cmake/attnlab/attnlabConfigVersion.cmake
-           lib/cmake/attnlab/attnlabTargets.cmake lib/libattnlab_api.a lib/libattnlab_nn.a)
+           lib/cmake/attnlab/attnlabTargets.cmake lib/libattnlab_api.a lib/libattnlab_nn.a lib/libattnlab_models.a)
   if(NOT EXISTS ${WORK}/prefix/${_f})
     message(FATAL_ERROR "the installed package lacks ${_f}")
   endif()
@@ -38,6 +39,11 @@ run("building the consumer" ${CMAKE_COMMAND} --build ${WORK}/build)
 run("running the consumer" ${WORK}/build/attnlab_example ${SOURCE_DIR}/data/models/trained_positions)
 message(STATUS "${last_output}")
 if(NOT last_output MATCHES "max \\|attnlab - PyTorch\\| = ")
+  message(FATAL_ERROR "unexpected output:\n${last_output}")
+endif()
+run("running the stream example" ${WORK}/build/attnlab_stream_example 24)
+message(STATUS "${last_output}")
+if(NOT last_output MATCHES "max \\|step - forward\\(prefix\\)\\| = ")
   message(FATAL_ERROR "unexpected output:\n${last_output}")
 endif()
 
