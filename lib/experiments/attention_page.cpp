@@ -29,6 +29,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/python_format.hpp"
 #include "experiments/spec_rules.hpp"
+#include "spec/spec_error.hpp"
 
 namespace attnlab::experiments {
 
@@ -218,7 +219,36 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   return r;
 }
 
-void check(const nlohmann::json& spec, const std::string& file) { require_heads_divide_width(spec, file); }
+// Multiply-adds of the step checks, dominated by the encoder's forward over
+// every prefix (which is the point: step t must equal the whole model on the
+// first t + 1 steps). Per block and stream, a prefix of n steps costs
+// n·(4C² + 2C·F) for the projections and the feed-forward and 2n²·C for the
+// scores and the mixing; summed over n = 1..T. The layer and block checks are
+// a few forwards over T steps, counted the same way.
+double step_checks_multiply_adds(double C, double F, double T, double depth) {
+  const double dense = 4 * C * C + 2 * C * F;
+  const double prefixes = dense * T * (T + 1) / 2 + 2 * C * T * (T + 1) * (2 * T + 1) / 6;
+  const double encoder = 2 * depth * prefixes;                    // batch of 2
+  const double blocks = 2 * 3 * 2 * (dense * T + 2 * C * T * T);  // both norm_first, forward + two streams
+  return encoder + blocks;
+}
+
+// About a minute of one core at the 3-4·10⁹ multiply-adds a second measured
+// for these small matrices (d_model 64, steps 128-256).
+constexpr double kMaxMultiplyAdds = 2e11;
+
+void check(const nlohmann::json& spec, const std::string& file) {
+  require_heads_divide_width(spec, file);
+  const int C = spec.at("d_model").get<int>(), F = spec.at("d_ff").get<int>(), T = spec.at("steps").get<int>(),
+            depth = spec.at("depth").get<int>();
+  const double work = step_checks_multiply_adds(C, F, T, depth);
+  if (work > kMaxMultiplyAdds)
+    throw spec::SpecError(file, "/steps",
+                          fmt::format("steps {} with d_model {}, d_ff {} and depth {} needs about {:.1e} multiply-adds "
+                                      "for the step checks (at most {:.0e}, about a minute); use fewer steps, a "
+                                      "smaller depth, d_model or d_ff",
+                                      T, C, F, depth, work, kMaxMultiplyAdds));
+}
 
 }  // namespace
 

@@ -56,5 +56,22 @@ TEST(AttentionPage, RefusesHeadsThatDoNotDivideTheWidth) {
   }
 }
 
+TEST(AttentionPage, RefusesStepChecksTooBigToRunWithTheirEstimate) {
+  // the largest sizes each parameter allows: the encoder's forward over every
+  // prefix would take hours; refused before any work, naming the estimate
+  try {
+    run_kind("attention_page", {{"d_model", 512}, {"n_heads", 8}, {"d_ff", 4096}, {"steps", 512}, {"depth", 24}});
+    FAIL() << "expected a SpecError";
+  } catch (const spec::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("steps 512 with d_model 512, d_ff 4096 and depth 24 needs about 3.5e+13 "
+                                         "multiply-adds for the step checks (at most 2e+11"),
+              std::string::npos)
+        << e.what();
+  }
+  // a stack inside the budget (about 4e9 multiply-adds) still runs its checks
+  const auto r = run_kind("attention_page", {{"d_model", 64}, {"n_heads", 8}, {"d_ff", 256}, {"steps", 128}, {"depth", 4}});
+  EXPECT_TRUE(r.data.at("encoder_step_equals_forward").get<bool>());
+}
+
 }  // namespace
 }  // namespace attnlab::testing
