@@ -5,6 +5,7 @@
 #include <exception>
 #include <mutex>
 #include <numeric>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -35,7 +36,17 @@ void run_parallel(int n, int jobs, const std::function<void(int)>& task, const s
     }
   };
   std::vector<std::thread> threads;
-  for (int w = 0; w < workers; ++w) threads.emplace_back(worker);
+  threads.reserve(workers);
+  for (int w = 0; w < workers; ++w) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      // No room for another thread (a stack under `ulimit -v`, a process
+      // limit): those started share the work; with none, this thread does it.
+      if (threads.empty()) worker();
+      break;
+    }
+  }
   for (auto& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
 }

@@ -12,7 +12,10 @@ namespace attnlab::training {
 /// `cost`, when given (n values), is each task's expected run time in any
 /// unit: tasks start longest first, so the last one to finish is not a long
 /// one started late. Results must be stored by index, so the order in which
-/// tasks run never shows in the output.
+/// tasks run never shows in the output. When a thread cannot be started
+/// (no address space for its stack, a process limit), the work goes to the
+/// threads that did start, or to the calling thread: fewer at once, never a
+/// failure.
 void run_parallel(int n, int jobs, const std::function<void(int)>& task, const std::vector<double>& cost = {});
 
 }  // namespace attnlab::training
