@@ -18,6 +18,9 @@ struct RunOptions {
   std::vector<std::string> files, sets;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string format = "text", output, check_file;
+  std::string max_memory;    // --max-memory SIZE ("8G"), parsed by resources::parse_byte_size
+  bool keep_going = false;   // --keep-going
+  bool quiet = false;        // --quiet
   CLI::App* sub = nullptr;
 };
 CLI::App* add_run(CLI::App& app, RunOptions& o);

@@ -6,11 +6,15 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <mutex>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "experiments/memory_check.hpp"
 #include "experiments/runner.hpp"
+#include "report/progress.hpp"
+#include "resources/byte_size.hpp"
+#include "resources/memory_limits.hpp"
+#include "spec/spec_error.hpp"
 #include "report/atomic_file.hpp"
 #include "report/check.hpp"
 #include "tensor/gemm.hpp"
@@ -35,6 +39,56 @@ std::string read_expected(const std::string& path) {
   return text;
 }
 
+// Every spec whose estimate does not fit the limits is named on stderr, not
+// just the first; returns the jobs to run with (fewer than asked when only
+// fewer fit: the output does not depend on them), 0 when a spec does not fit.
+int jobs_within_memory(const std::vector<experiments::LoadedSpec>& specs, const RunOptions& o) {
+  double max_memory = 0;
+  if (!o.max_memory.empty()) {
+    const auto bytes = resources::parse_byte_size(o.max_memory);
+    if (!bytes || *bytes <= 0)
+      throw CLI::ValidationError("--max-memory", "expected a size such as 8G, 512M or 1000000 (bytes), got '" +
+                                                     o.max_memory + "'");
+    max_memory = *bytes;
+  }
+  const auto limits = resources::memory_limits(max_memory);
+  int jobs = o.jobs;
+  bool fits = true;
+  for (const auto& s : specs) {
+    if (const int j = experiments::jobs_that_fit(s, jobs, limits)) {
+      jobs = j;
+      continue;
+    }
+    try {
+      experiments::check_memory(s, 1, limits);
+    } catch (const spec::SpecError& e) {
+      std::cerr << "attnlab: error: " << e.what() << "\n";
+    }
+    fits = false;
+  }
+  if (!fits) return 0;
+  if (jobs < o.jobs && !o.quiet)
+    std::cerr << "attnlab: running at most " << jobs << " row(s) at once (--jobs " << jobs
+              << "): the memory limits leave no room for more (each adds its own buffers, and OpenBLAS maps "
+              << resources::format_bytes(experiments::kBlasBufferBytes) << " of address space for it)\n";
+  return jobs;
+}
+
+// Progress notes, warnings and each training row's steps, all through one display.
+experiments::RunContext run_context(report::ProgressDisplay& display, int jobs) {
+  experiments::RunContext ctx;
+  ctx.jobs = jobs;
+  ctx.progress = [&display](const std::string& line) { display.note(line); };
+  ctx.warn = [&display](const std::string& line) { display.warn(line); };
+  ctx.row_progress = [&display](const std::string& row) {
+    const int id = display.add_row(row);
+    return [&display, id](const training::FitProgress& p) {
+      display.update(id, {p.epoch, p.epochs, p.step, p.steps, p.loss, p.done});
+    };
+  };
+  return ctx;
+}
+
 }  // namespace
 
 CLI::App* add_run(CLI::App& app, RunOptions& o) {
@@ -48,6 +102,12 @@ CLI::App* add_run(CLI::App& app, RunOptions& o) {
   run->add_option("--check", o.check_file,
                   "compare the printed tables with FILE (e.g. data/chapter.txt); exit 1 naming each table, row "
                   "and column that differs (times are compared by presence only)");
+  run->add_option("--max-memory", o.max_memory,
+                  "refuse (exit 2) a spec whose estimated peak memory is above SIZE (8G, 512M, bytes), besides "
+                  "the machine's own limits (80% of MemAvailable, ulimit -v/-d, the cgroup's limit)");
+  run->add_flag("--keep-going", o.keep_going,
+                "when a spec fails while running, report it at once and run the others (exit 1)");
+  run->add_flag("-q,--quiet", o.quiet, "no progress on stderr (warnings and errors still show)");
   o.sub = run;
   return run;
 }
@@ -69,15 +129,19 @@ int run_command(const RunOptions& o) {
     if (checking) inputs.push_back(o.check_file);
     check_output_path(o.output, inputs);
   }
+  const int jobs = jobs_within_memory(specs, o);  // before any work, as a bad spec is refused
+  if (jobs == 0) return kUsage;
   tensor::set_blas_threads(1);
-  std::mutex progress_mutex;  // rows finish on several threads; keep their lines whole
-  experiments::RunContext ctx{o.jobs, [&](const std::string& line) {
-                                const std::string text = "attnlab: " + line + "\n";
-                                std::lock_guard<std::mutex> lock(progress_mutex);
-                                std::cerr << text << std::flush;
-                              }};
-  const auto results = experiments::run_all(std::move(specs), ctx);
-  const std::string text = o.format == "json" ? experiments::render_json(results).dump(2) + "\n"
+  report::ProgressDisplay display(stderr, report::ProgressDisplay::mode_for_stderr(o.quiet));
+  const bool several = specs.size() > 1;
+  std::vector<experiments::Result> results;
+  try {
+    results = experiments::run_all(std::move(specs), run_context(display, jobs), {.keep_going = o.keep_going});
+  } catch (const std::runtime_error& e) {
+    if (!several || o.keep_going) throw;
+    throw std::runtime_error(std::string(e.what()) + " (--keep-going runs the other specs all the same)");
+  }
+  const std::string text = o.format == "json" ? experiments::render_json(results, jobs).dump(2) + "\n"
                                               : experiments::render_text(results);
   if (!writing)
     write_stdout(text);
@@ -92,7 +156,7 @@ int run_command(const RunOptions& o) {
     }
     std::cerr << "attnlab: check against " << o.check_file << ": every table matches\n";
   }
-  return kOk;
+  return experiments::all_ok(results) ? kOk : kFailure;
 }
 
 }  // namespace attnlab::cli

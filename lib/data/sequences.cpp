@@ -10,6 +10,15 @@
 
 namespace attnlab::data {
 
+std::size_t sequences_bytes(int n, int length) {
+  return static_cast<std::size_t>(n) * (static_cast<std::size_t>(length) + 1) * sizeof(std::int32_t);
+}
+
+std::size_t make_sequences_peak_bytes(int n, int length) {
+  // first, rest, y, where: n * (1 + (length - 1) + 1 + 1) int64 values
+  return sequences_bytes(n, length) + static_cast<std::size_t>(n) * (static_cast<std::size_t>(length) + 2) * sizeof(std::int64_t);
+}
+
 Sequences make_sequences(int n, int length, std::uint64_t seed) {
   if (n < 1 || length < 2)
     throw std::invalid_argument("make_sequences: needs n >= 1 and length >= 2, got n=" +

@@ -1,6 +1,7 @@
 // The course's task: is the digit at position 0 repeated later?
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -21,5 +22,12 @@ struct Sequences {
 /// where (n,1) in [0,length-1). Throws std::invalid_argument for n < 1 or
 /// length < 2.
 Sequences make_sequences(int n, int length, std::uint64_t seed);
+
+/// Bytes a Sequences of n sequences of `length` holds (tokens and labels).
+std::size_t sequences_bytes(int n, int length);
+
+/// Bytes make_sequences(n, length, ...) holds at its peak: the result and
+/// the four int64 draws it is made from (about 3x the result).
+std::size_t make_sequences_peak_bytes(int n, int length);
 
 }  // namespace attnlab::data

@@ -6,6 +6,7 @@
 
 #include "experiments/kinds.hpp"
 #include "experiments/spec_rules.hpp"
+#include "experiments/trained_rows.hpp"
 #include "experiments/training_params.hpp"
 #include "models/attention_classifier.hpp"
 #include "report/text.hpp"
@@ -15,30 +16,41 @@ namespace attnlab::experiments {
 
 namespace {
 
-Report run(const nlohmann::json& spec, const RunContext& ctx) {
-  const Datasets data = make_datasets(spec);
-  const training::FitConfig fit = fit_config(spec);
+models::AttentionClassifierConfig model_config(const nlohmann::json& spec) {
   models::AttentionClassifierConfig cfg;
   cfg.d_model = spec.at("d_model").get<int>();
   cfg.n_heads = spec.at("n_heads").get<int>();
+  return cfg;
+}
+
+Report run(const nlohmann::json& spec, const RunContext& ctx) {
+  const Datasets data = make_datasets(spec);
+  const training::FitConfig fit = fit_config(spec);
   random::Generator init(spec.at("seed").get<std::uint64_t>());
   const int T = data.train.length;
-  models::AttentionClassifier model(cfg, init, std::max(fit.batch_size, fit.eval_batch_size), T);
-  const training::FitResult result = training::fit(model, data.train, data.val, fit);
+  models::AttentionClassifier model(model_config(spec), init, max_batch(spec), T);
+  const training::FitResult result = fit_row(model, data, fit, ctx, "attention_map", "accuracy");
   if (ctx.progress) ctx.progress(fmt::format("attention_map: trained in {:.1f} s", result.seconds));
 
   const int index = spec.at("sequence").get<int>();
   const std::int32_t* seq = data.val.tokens.data() + static_cast<std::size_t>(index) * T;
-  std::vector<float> w(static_cast<std::size_t>(T) * T);  // (1, T, T), averaged over heads
-  model.attention_weights(seq, 1, w.data());
-
   Report r;
-  r.text = report::printf("accuracy %.4f\n\n", result.accuracy);
+  r.text = "accuracy " + accuracy_cell(result, 0) + "\n\n";
   r.table = {.label_header = "", .columns = {{"accuracy", "accuracy", "%.4f"}}};  // the map itself is not aggregated
   r.table.add_row("", {result.accuracy});
   std::string digits;
   for (int t = 0; t < T; ++t) digits += std::to_string(seq[t]);
   r.text += report::printf("sequence %s, label %d\n", digits.c_str(), data.val.labels[index]);
+  note_training(r, "accuracy", result);
+  if (result.diverged) {  // the weights of a model that diverged are NaN: nothing to show
+    r.text += "\nno attention weights: training diverged\n";
+    r.data = {{"accuracy", nullptr}, {"seconds", result.seconds}, {"multiply_adds", result.multiply_adds},
+              {"sequence", std::vector<std::int32_t>(seq, seq + T)}, {"label", data.val.labels[index]}};
+    add_training_record(r.data, result);
+    return r;
+  }
+  std::vector<float> w(static_cast<std::size_t>(T) * T);  // (1, T, T), averaged over heads
+  model.attention_weights(seq, 1, w.data());
   r.text += "\nattention weights from each position:\n      ";
   for (int t = 0; t < T; ++t) r.text += report::printf(t ? " %5d" : "%5d", seq[t]);
   r.text += "\n";
@@ -55,7 +67,16 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
             {"sequence", std::vector<std::int32_t>(seq, seq + T)},
             {"label", data.val.labels[index]},
             {"weights", rows}};
+  add_training_record(r.data, result);
   return r;
+}
+
+MemoryEstimate memory(const nlohmann::json& spec, int jobs) {
+  const double T = spec.at("length").get<int>();
+  MemoryEstimate e = training_memory(
+      spec, jobs, {row_memory<models::AttentionClassifier>(spec, model_config(spec), "/d_model")}, "d_model");
+  e.bytes += T * T * sizeof(float) * 2;  // the map and its JSON rows
+  return e;
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
@@ -84,7 +105,8 @@ Experiment attention_map_experiment() {
                            .max = 10000000}},
                          training_params()),
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -69,6 +69,13 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   return r;
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const double T = spec.at("positions").get<int>(), C = spec.at("width").get<int>();
+  // x, qkv, out (T, C)s; Wq, Wk, Wv (C, C); weights (T, T), as JSON and as text
+  return {(5 * T * C + 3 * C * C + T * T) * sizeof(float) + T * T * (kJsonNumberBytes + 16), 1, "/width",
+          "width or positions"};
+}
+
 }  // namespace
 
 Experiment attention_weights_experiment() {
@@ -82,7 +89,8 @@ Experiment attention_weights_experiment() {
                       .doc = "width d of each position and of Q, K, V", .min = 1, .max = 1024},
                      seed_param()},
           .check = nullptr,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -50,6 +50,16 @@ void check(const nlohmann::json& spec, const std::string& file) {
   require_heads_divide_width(spec, file);
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const int B = spec.at("batch").get<int>(), T = spec.at("length").get<int>();
+  const int C = spec.at("d_model").get<int>(), H = spec.at("n_heads").get<int>();
+  const int F = spec.at("ff_mult").get<int>() * C;
+  // parameters and their gradients, x and out (B, T, C), the block's workspace
+  const double bytes = (2.0 * models::block_param_count(C, F) + 2.0 * B * T * C) * sizeof(float) +
+                       static_cast<double>(models::BlockWorkspace<float>::bytes(B, T, C, H, F));
+  return {bytes, 1, T * static_cast<double>(H) >= C ? "/length" : "/batch", "length, batch, d_model or ff_mult"};
+}
+
 }  // namespace
 
 Experiment block_experiment() {
@@ -71,7 +81,8 @@ Experiment block_experiment() {
                       .min = 1, .max = 4096},
                      seed_param()},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

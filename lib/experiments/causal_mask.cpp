@@ -55,6 +55,13 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   return r;
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const double T = spec.at("length").get<int>();
+  // mask (T, T) int64, weights (T, T) float, both again as JSON rows, and
+  // as text ("1, " and "0.00 " per entry, half as much again while the string grows)
+  return {T * T * (8 + 4 + 2 * kJsonNumberBytes + 12), 1, "/length", "length"};
+}
+
 }  // namespace
 
 Experiment causal_mask_experiment() {
@@ -66,7 +73,8 @@ Experiment causal_mask_experiment() {
                       .doc = "positions T (the mask and weights are T by T)", .min = 1, .max = 256},
                      seed_param()},
           .check = nullptr,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

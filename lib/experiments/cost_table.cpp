@@ -30,6 +30,11 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   return r;
 }
 
+// Counting only: a few numbers per row.
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  return {256.0 * spec.at("lengths").size() + 4096, 1, "/lengths", "lengths"};
+}
+
 }  // namespace
 
 Experiment cost_table_experiment() {
@@ -40,7 +45,8 @@ Experiment cost_table_experiment() {
           .params = {{.name = "lengths", .type = Type::IntegerList, .default_value = {8, 128, 1024, 8192},
                       .doc = "sequence lengths T, one row each", .min = 1, .max = 1e9}},
           .check = nullptr,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

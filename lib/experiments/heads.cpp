@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "experiments/kinds.hpp"
+#include "experiments/trained_rows.hpp"
 #include "experiments/training_params.hpp"
 #include "models/attention_classifier.hpp"
 #include "nn/cost.hpp"
@@ -54,9 +55,12 @@ std::string untrained_rows(random::Generator& g, int C, int H, int T, nlohmann::
   return text;
 }
 
-struct Trained {
-  training::FitResult fit;
-};
+models::AttentionClassifierConfig model_config(int C, int heads) {
+  models::AttentionClassifierConfig cfg;
+  cfg.d_model = C;
+  cfg.n_heads = heads;
+  return cfg;
+}
 
 Report run(const nlohmann::json& spec, const RunContext& ctx) {
   const int C = spec.at("d_model").get<int>();
@@ -96,12 +100,9 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   const int T = data.train.length, B = spec.at("batch_size").get<int>();
   std::vector<training::FitResult> results(heads.size());
   training::run_parallel(static_cast<int>(heads.size()), ctx.jobs, [&](int i) {
-    models::AttentionClassifierConfig cfg;
-    cfg.d_model = C;
-    cfg.n_heads = heads[i];
     random::Generator init(spec.at("seed").get<std::uint64_t>());
-    models::AttentionClassifier model(cfg, init, std::max(fit.batch_size, fit.eval_batch_size), T);
-    results[i] = training::fit(model, data.train, data.val, fit);
+    models::AttentionClassifier model(model_config(C, heads[i]), init, max_batch(spec), T);
+    results[i] = fit_row(model, data, fit, ctx, "heads", std::to_string(heads[i]));
     if (ctx.progress) ctx.progress(fmt::format("heads: {} head(s) done in {:.1f} s", heads[i], results[i].seconds));
   });
   r.text += report::printf("\n%8s %12s %14s %10s %9s\n", "heads", "attn params", "mult-adds", "accuracy", "time");
@@ -116,17 +117,34 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
     const std::size_t params = nn::mha_parameter_count(C);
     r.table.add_row(std::to_string(heads[i]), {static_cast<double>(params), static_cast<double>(macs),
                                                results[i].accuracy, results[i].seconds});
-    r.text += report::printf("%8d %12d %14lld %10.4f %8.0fs\n", heads[i], static_cast<int>(params),
-                             static_cast<long long>(macs), results[i].accuracy, results[i].seconds);
-    r.data["rows"].push_back({{"heads", heads[i]},
-                              {"attention_params", params},
-                              {"multiply_adds", macs},
-                              {"accuracy", results[i].accuracy},
-                              {"seconds", results[i].seconds},
-                              {"training_multiply_adds", results[i].multiply_adds}});
+    r.text += report::printf("%8d %12d %14lld ", heads[i], static_cast<int>(params), static_cast<long long>(macs)) +
+              accuracy_cell(results[i], 10) + report::printf(" %8.0fs\n", results[i].seconds);
+    nlohmann::json row = {{"heads", heads[i]},
+                          {"attention_params", params},
+                          {"multiply_adds", macs},
+                          {"accuracy", results[i].accuracy},
+                          {"seconds", results[i].seconds},
+                          {"training_multiply_adds", results[i].multiply_adds}};
+    add_training_record(row, results[i]);
+    r.data["rows"].push_back(row);
+    note_training(r, std::to_string(heads[i]), results[i]);
   }
   r.text += report::printf("\nmult-adds: one forward pass of the attention layer on a batch of %d x %d.\n", B, T);
   return r;
+}
+
+MemoryEstimate memory(const nlohmann::json& spec, int jobs) {
+  const double C = spec.at("d_model").get<int>(), T = spec.at("untrained_length").get<int>();
+  const double untrained = (3 * C * C + 3 * C + T * C + 3 * T * C + T) * sizeof(float);  // w, b, x, qkv, row
+  const auto heads = spec.at("heads").get<std::vector<int>>();
+  if (heads.empty()) return {untrained, 1, "/d_model", "d_model"};
+  std::vector<RowMemory> rows;
+  for (std::size_t i = 0; i < heads.size(); ++i)
+    rows.push_back(row_memory<models::AttentionClassifier>(spec, model_config(spec.at("d_model").get<int>(), heads[i]),
+                                                           fmt::format("/heads/{}", i)));
+  MemoryEstimate e = training_memory(spec, jobs, rows, "d_model or heads");
+  e.bytes = std::max(e.bytes, untrained);
+  return e;
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
@@ -160,7 +178,8 @@ Experiment heads_experiment() {
                            .doc = "positions of the untrained layer's input (script 07)", .min = 1, .max = 64}},
                          training_params()),
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -89,6 +89,14 @@ void check(const nlohmann::json& spec, const std::string& file) {
                           fmt::format("{} tokens do not fit max_len {} positions", ids.size(), P));
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const double V = spec.at("vocab").get<int>(), P = spec.at("max_len").get<int>(), D = spec.at("width").get<int>();
+  const double T = spec.at("tokens").size();
+  // the two tables (V, D) and (P, D); token, position and combined embeddings (T, D); the pair (2, D)
+  return {(V * D + P * D + 3 * T * D + 2 * D) * sizeof(float) + 2 * T * sizeof(std::int32_t), 1,
+          V >= P ? "/vocab" : "/max_len", "vocab, max_len or width"};
+}
+
 }  // namespace
 
 Experiment learned_pos_experiment() {
@@ -110,7 +118,8 @@ Experiment learned_pos_experiment() {
                       .doc = "the token placed at positions 0 and 1 for the difference", .min = 0, .max = 99999},
                      seed_param()},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

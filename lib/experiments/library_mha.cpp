@@ -72,6 +72,17 @@ void check(const nlohmann::json& spec, const std::string& file) {
   require_heads_divide_width(spec, file);
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const int C = spec.at("d_model").get<int>(), H = spec.at("n_heads").get<int>();
+  const int B = spec.at("batch").get<int>(), T = spec.at("length").get<int>();
+  const double c = C, btc = static_cast<double>(B) * T * C, btt = static_cast<double>(B) * T * T;
+  // weights of the layer, x and out (B, T, C), the cache, averaged and masked weights (B, T, T),
+  // per-head weights (B, H, T, T), the causal mask (T, T) bytes
+  const double floats = 4 * c * c + 4 * c + 2 * btc + static_cast<double>(nn::mha_cache_size(nn::mha_dims(B, T, T, C, H))) +
+                        2 * btt + btt * H;
+  return {floats * sizeof(float) + static_cast<double>(T) * T, 1, "/length", "length, batch, n_heads or d_model"};
+}
+
 }  // namespace
 
 Experiment library_mha_experiment() {
@@ -89,7 +100,8 @@ Experiment library_mha_experiment() {
                       .doc = "positions per sequence", .min = 1, .max = 512},
                      seed_param()},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

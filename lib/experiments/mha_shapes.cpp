@@ -65,6 +65,16 @@ void check(const nlohmann::json& spec, const std::string& file) {
   require_heads_divide_width(spec, file, "width", "heads");  // the script's assert
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const int C = spec.at("width").get<int>(), H = spec.at("heads").get<int>();
+  const int B = spec.at("batch").get<int>(), T = spec.at("length").get<int>();
+  const double c = C, btc = static_cast<double>(B) * T * C;
+  // parameters and their gradients, x and out (B, T, C), weights (B, H, T, T), the attention cache
+  const double floats = 2 * (4 * c * c + 4 * c) + 2 * btc + static_cast<double>(B) * H * T * T +
+                        static_cast<double>(nn::mha_cache_size(nn::mha_dims(B, T, T, C, H)));
+  return {floats * sizeof(float), 1, "/length", "length, batch, heads or width"};
+}
+
 }  // namespace
 
 Experiment mha_shapes_experiment() {
@@ -82,7 +92,8 @@ Experiment mha_shapes_experiment() {
                       .doc = "positions per sequence", .min = 1, .max = 512},
                      seed_param()},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

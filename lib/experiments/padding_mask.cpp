@@ -69,6 +69,13 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   return r;
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const auto lengths = spec.at("lengths").get<std::vector<int>>();
+  const double B = lengths.size(), T = *std::max_element(lengths.begin(), lengths.end());
+  // mask (B, T) int64, as JSON and as text; weights (B, T, T)
+  return {B * T * (8 + kJsonNumberBytes + 8) + B * T * T * sizeof(float), 1, "/lengths", "lengths"};
+}
+
 }  // namespace
 
 Experiment padding_mask_experiment() {
@@ -81,7 +88,8 @@ Experiment padding_mask_experiment() {
                       .min = 1, .max = 256, .min_items = 1, .max_items = 64},
                      seed_param()},
           .check = nullptr,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -114,6 +114,12 @@ void check(const nlohmann::json& spec, const std::string& file) {
   }
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const double T = spec.at("order").size(), C = spec.at("width").get<int>();
+  // x, a, b, a[order], x[order], out (T, C) each, qkv (T, 3C), Wq, Wk, Wv (C, C), weights (T, T)
+  return {(9 * T * C + 3 * C * C + T * T) * sizeof(float), 1, "/width", "width or order"};
+}
+
 }  // namespace
 
 Experiment permutation_experiment() {
@@ -128,7 +134,8 @@ Experiment permutation_experiment() {
                       .doc = "width of each position and of Q, K, V", .min = 1, .max = 1024},
                      seed_param()},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

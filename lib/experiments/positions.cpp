@@ -7,6 +7,7 @@
 
 #include "experiments/kinds.hpp"
 #include "experiments/spec_rules.hpp"
+#include "experiments/trained_rows.hpp"
 #include "experiments/training_params.hpp"
 #include "models/attention_classifier.hpp"
 #include "report/text.hpp"
@@ -19,20 +20,24 @@ namespace {
 
 const char* label(const std::string& variant) { return variant == "learned" ? "with positions" : "no positions"; }
 
+models::AttentionClassifierConfig model_config(const nlohmann::json& spec, const std::string& variant) {
+  models::AttentionClassifierConfig cfg;
+  cfg.d_model = spec.at("d_model").get<int>();
+  cfg.n_heads = spec.at("n_heads").get<int>();
+  cfg.use_positions = variant == "learned";
+  return cfg;
+}
+
 Report run(const nlohmann::json& spec, const RunContext& ctx) {
   const Datasets data = make_datasets(spec);
   const auto variants = spec.at("variants").get<std::vector<std::string>>();
-  training::FitConfig fit = fit_config(spec);
+  const training::FitConfig fit = fit_config(spec);
   std::vector<training::FitResult> results(variants.size());
   training::run_parallel(static_cast<int>(variants.size()), ctx.jobs, [&](int i) {
-    models::AttentionClassifierConfig cfg;
-    cfg.d_model = spec.at("d_model").get<int>();
-    cfg.n_heads = spec.at("n_heads").get<int>();
-    cfg.use_positions = variants[i] == "learned";
     // torch.manual_seed(seed) before the model is built, then fit() seeds again.
     random::Generator init(spec.at("seed").get<std::uint64_t>());
-    models::AttentionClassifier model(cfg, init, std::max(fit.batch_size, fit.eval_batch_size), data.train.length);
-    results[i] = training::fit(model, data.train, data.val, fit);
+    models::AttentionClassifier model(model_config(spec, variants[i]), init, max_batch(spec), data.train.length);
+    results[i] = fit_row(model, data, fit, ctx, "positions", label(variants[i]));
     if (ctx.progress) ctx.progress(fmt::format("positions: {} done in {:.1f} s", label(variants[i]), results[i].seconds));
   });
   Report r;
@@ -40,15 +45,25 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   r.data["rows"] = nlohmann::json::array();
   r.table = {.label_header = "", .label_left = true, .columns = {{"accuracy", "accuracy", "%.4f"}}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    r.text += report::printf("%-22s %12.4f\n", label(variants[i]), results[i].accuracy);
     r.table.add_row(label(variants[i]), {results[i].accuracy});
-    r.data["rows"].push_back({{"variant", variants[i]},
-                              {"label", label(variants[i])},
-                              {"accuracy", results[i].accuracy},
-                              {"seconds", results[i].seconds},
-                              {"multiply_adds", results[i].multiply_adds}});
+    r.text += report::printf("%-22s ", label(variants[i])) + accuracy_cell(results[i], 12) + "\n";
+    nlohmann::json row = {{"variant", variants[i]},
+                          {"label", label(variants[i])},
+                          {"accuracy", results[i].accuracy},
+                          {"seconds", results[i].seconds},
+                          {"multiply_adds", results[i].multiply_adds}};
+    add_training_record(row, results[i]);
+    r.data["rows"].push_back(row);
+    note_training(r, label(variants[i]), results[i]);
   }
   return r;
+}
+
+MemoryEstimate memory(const nlohmann::json& spec, int jobs) {
+  std::vector<RowMemory> rows;
+  for (const auto& v : spec.at("variants").get<std::vector<std::string>>())
+    rows.push_back(row_memory<models::AttentionClassifier>(spec, model_config(spec, v), "/d_model"));
+  return training_memory(spec, jobs, rows, "d_model or variants");
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
@@ -71,7 +86,8 @@ Experiment positions_experiment() {
                            .choices = {"none", "learned"}, .min_items = 1, .max_items = 8}},
                          training_params()),
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

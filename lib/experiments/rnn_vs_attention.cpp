@@ -6,6 +6,7 @@
 
 #include "experiments/kinds.hpp"
 #include "experiments/spec_rules.hpp"
+#include "experiments/trained_rows.hpp"
 #include "experiments/training_params.hpp"
 #include "models/recurrent_classifier.hpp"
 #include "models/transformer_classifier.hpp"
@@ -42,6 +43,22 @@ std::vector<double> expected_cost(const std::vector<Row>& rows) {
   return cost;
 }
 
+models::RecurrentClassifierConfig recurrent_config(const nlohmann::json& spec, const Row& row) {
+  models::RecurrentClassifierConfig cfg;
+  cfg.cell = models::cell_from_name(row.cell);
+  cfg.hidden_size = spec.at("hidden_size").get<int>();
+  return cfg;
+}
+
+models::TransformerClassifierConfig attention_config(const nlohmann::json& spec, const Row& row) {
+  models::TransformerClassifierConfig cfg;
+  cfg.d_model = spec.at("d_model").get<int>();
+  cfg.n_heads = spec.at("n_heads").get<int>();
+  cfg.n_blocks = row.blocks;
+  cfg.dropout = spec.at("dropout").get<double>();
+  return cfg;
+}
+
 struct Outcome {
   std::size_t params = 0;
   training::FitResult fit;
@@ -51,25 +68,17 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   const Datasets data = make_datasets(spec);
   const std::vector<Row> rows = rows_of(spec);
   const training::FitConfig fit = fit_config(spec);
-  const int capacity = std::max(fit.batch_size, fit.eval_batch_size), T = data.train.length;
+  const int capacity = max_batch(spec), T = data.train.length;
   const auto seed = spec.at("seed").get<std::uint64_t>();
   std::vector<Outcome> out(rows.size());
   training::run_parallel(static_cast<int>(rows.size()), ctx.jobs, [&](int i) {
     random::Generator init(seed);  // torch.manual_seed(0); model = maker()
     if (rows[i].recurrent) {
-      models::RecurrentClassifierConfig cfg;
-      cfg.cell = models::cell_from_name(rows[i].cell);
-      cfg.hidden_size = spec.at("hidden_size").get<int>();
-      models::RecurrentClassifier model(cfg, init, capacity, T);
-      out[i] = {model.params.count(), training::fit(model, data.train, data.val, fit)};
+      models::RecurrentClassifier model(recurrent_config(spec, rows[i]), init, capacity, T);
+      out[i] = {model.params.count(), fit_row(model, data, fit, ctx, "rnn_vs_attention", rows[i].label)};
     } else {
-      models::TransformerClassifierConfig cfg;
-      cfg.d_model = spec.at("d_model").get<int>();
-      cfg.n_heads = spec.at("n_heads").get<int>();
-      cfg.n_blocks = rows[i].blocks;
-      cfg.dropout = spec.at("dropout").get<double>();
-      models::TransformerClassifier model(cfg, init, capacity, T);
-      out[i] = {model.params.count(), training::fit(model, data.train, data.val, fit)};
+      models::TransformerClassifier model(attention_config(spec, rows[i]), init, capacity, T);
+      out[i] = {model.params.count(), fit_row(model, data, fit, ctx, "rnn_vs_attention", rows[i].label)};
     }
     if (ctx.progress) ctx.progress(fmt::format("rnn_vs_attention: {} done in {:.1f} s", rows[i].label, out[i].fit.seconds));
   }, expected_cost(rows));
@@ -83,15 +92,29 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
                          {"time", "seconds", "%.0fs", true}}};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     r.table.add_row(rows[i].label, {static_cast<double>(out[i].params), out[i].fit.accuracy, out[i].fit.seconds});
-    r.text += report::printf("%-26s %10d %10.4f %8.0fs\n", rows[i].label.c_str(), static_cast<int>(out[i].params),
-                             out[i].fit.accuracy, out[i].fit.seconds);
-    r.data["rows"].push_back({{"model", rows[i].label},
-                              {"params", out[i].params},
-                              {"accuracy", out[i].fit.accuracy},
-                              {"seconds", out[i].fit.seconds},
-                              {"multiply_adds", out[i].fit.multiply_adds}});
+    r.text += report::printf("%-26s %10d ", rows[i].label.c_str(), static_cast<int>(out[i].params)) +
+              accuracy_cell(out[i].fit, 10) + report::printf(" %8.0fs\n", out[i].fit.seconds);
+    nlohmann::json row = {{"model", rows[i].label},
+                          {"params", out[i].params},
+                          {"accuracy", out[i].fit.accuracy},
+                          {"seconds", out[i].fit.seconds},
+                          {"multiply_adds", out[i].fit.multiply_adds}};
+    add_training_record(row, out[i].fit);
+    r.data["rows"].push_back(row);
+    note_training(r, rows[i].label, out[i].fit);
   }
   return r;
+}
+
+MemoryEstimate memory(const nlohmann::json& spec, int jobs) {
+  std::vector<RowMemory> need;
+  const std::vector<Row> rows = rows_of(spec);
+  for (std::size_t i = 0, blocks = 0; i < rows.size(); ++i)
+    need.push_back(rows[i].recurrent
+                       ? row_memory<models::RecurrentClassifier>(spec, recurrent_config(spec, rows[i]), "/hidden_size")
+                       : row_memory<models::TransformerClassifier>(spec, attention_config(spec, rows[i]),
+                                                                   fmt::format("/blocks/{}", blocks++)));
+  return training_memory(spec, jobs, need, "hidden_size, d_model or blocks");
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
@@ -123,7 +146,8 @@ Experiment rnn_vs_attention_experiment() {
                            .doc = "dropout on attention weights and feed-forward output", .min = 0, .max = 0.95}},
                          training_params()),
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

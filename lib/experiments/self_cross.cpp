@@ -3,6 +3,7 @@
 // and values from the target; cross-attention takes queries from the target
 // and keys and values from the source. Either way there is one output per
 // query position, so both outputs have the target's shape.
+#include <algorithm>
 #include <vector>
 
 #include "experiments/course_tables.hpp"
@@ -48,6 +49,14 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   return r;
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const double B = spec.at("batch").get<int>(), C = spec.at("width").get<int>();
+  const double S = spec.at("source_length").get<int>(), T = spec.at("target_length").get<int>();
+  // source (B, S, C), target, self_out, cross_out (B, T, C), one sequence's weights (T, max(T, S))
+  return {(B * S * C + 3 * B * T * C + T * std::max(T, S)) * sizeof(float), 1,
+          S > T ? "/source_length" : "/target_length", "batch, width, source_length or target_length"};
+}
+
 }  // namespace
 
 Experiment self_cross_experiment() {
@@ -65,7 +74,8 @@ Experiment self_cross_experiment() {
                       .doc = "sequences per batch", .min = 1, .max = 64},
                      seed_param()},
           .check = nullptr,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -39,11 +39,15 @@ std::vector<float> sinusoidal(int P, int W) {
   return pe;
 }
 
+// The table's text: "  p  " and "+0.00 " per entry, the dot products, the prose.
+double text_bytes(int P, int W) { return P * (16.0 + 6.0 * W) + 8.0 * P + 256; }
+
 Report run(const nlohmann::json& spec, const RunContext&) {
   const int P = spec.at("positions").get<int>(), W = spec.at("width").get<int>();
   const std::vector<float> pe = sinusoidal(P, W);
 
   Report r;
+  r.text.reserve(static_cast<std::size_t>(text_bytes(P, W)));
   r.text = report::printf("positional encodings, %d positions of width %d:\n", P, W);
   r.data["encodings"] = nlohmann::json::array();
   for (int p = 0; p < P; ++p) {
@@ -67,6 +71,17 @@ void check(const nlohmann::json& spec, const std::string& file) {
     throw spec::SpecError(file, "/width", fmt::format("width {} is odd; sin and cos take a column each, so it must be even", W));
 }
 
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const double P = spec.at("positions").get<int>(), W = spec.at("width").get<int>();
+  // rate (W/2), pe (P, W), dots (P); the table as JSON (P, W), as text
+  // ("+0.00 " per entry, reserved), one row as doubles while it is converted,
+  // the list of rows while it grows
+  return {(W / 2 + P * W + P) * sizeof(float) + P * W * kJsonNumberBytes + text_bytes(P, W) + W * sizeof(double) +
+              3 * P * kJsonNumberBytes,
+          1,
+          "/positions", "positions or width"};
+}
+
 }  // namespace
 
 Experiment sinusoidal_experiment() {
@@ -79,7 +94,8 @@ Experiment sinusoidal_experiment() {
                      {.name = "width", .type = Type::Integer, .default_value = 8,
                       .doc = "columns of the table; even (a sin and a cos per frequency)", .min = 2, .max = 1024}},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -1,6 +1,8 @@
 // Course day 2, "Why the square root" (shared/course/04_sqrt_d.py): the
 // spread of raw dot-product scores grows like sqrt(d), which saturates the
 // softmax; dividing by sqrt(d) (Vaswani et al. 2017, §3.2.1) keeps it soft.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <vector>
 
@@ -61,6 +63,19 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   return r;
 }
 
+// Rows run one after another, so the peak is the largest row's: q (d),
+// k (n_keys, d), raw scores and their softmax (n_keys).
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const auto widths = spec.at("widths").get<std::vector<int>>();
+  const double n = spec.at("n_keys").get<int>();
+  MemoryEstimate e{0, 1, "/n_keys", "widths or n_keys"};
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    const double bytes = (widths[i] + n * widths[i] + 2 * n) * sizeof(float);
+    if (bytes > e.bytes) e = {bytes, 1, fmt::format("/widths/{}", i), "widths or n_keys"};
+  }
+  return e;
+}
+
 }  // namespace
 
 Experiment sqrt_d_experiment() {
@@ -82,7 +97,8 @@ Experiment sqrt_d_experiment() {
                       .max = 100000},
                      seed_param()},
           .check = nullptr,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -94,6 +94,22 @@ void check(const nlohmann::json& spec, const std::string& file) {
   }
 }
 
+// One length at a time: the layers' weights, then per length x and out
+// (B, T, C), the attention cache and the LSTM's cache.
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const int B = spec.at("batch").get<int>(), C = spec.at("width").get<int>(), H = spec.at("heads").get<int>();
+  const double c = C, weights = 4 * c * c + 4 * c + 8 * c * c + 8 * c;
+  const auto lengths = spec.at("lengths").get<std::vector<int>>();
+  MemoryEstimate e{0, 1, "/lengths/0", "lengths, batch or width"};
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    const int T = lengths[i];
+    const double floats = weights + 2.0 * B * T * C + static_cast<double>(nn::mha_cache_size(nn::mha_dims(B, T, T, C, H))) +
+                          static_cast<double>(nn::lstm_cache_size(B, T, C));
+    if (floats * sizeof(float) > e.bytes) e = {floats * sizeof(float), 1, fmt::format("/lengths/{}", i), e.reduce};
+  }
+  return e;
+}
+
 }  // namespace
 
 Experiment timing_experiment() {
@@ -113,7 +129,8 @@ Experiment timing_experiment() {
                       .doc = "forward passes averaged per figure", .min = 1, .max = 10000},
                      seed_param()},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -143,6 +143,28 @@ Report run(const nlohmann::json& spec, const RunContext&) {
   return r;
 }
 
+// Part 1 holds the most: its inputs, the layer (values and gradients), its
+// cache, the output and weights, and both again as nested JSON lists, which
+// grow by push_back (up to twice their size) and are printed by --format
+// json. Parts 2 and 3 are the page's fixed small layer.
+MemoryEstimate memory(const nlohmann::json& spec, int) {
+  const int E = spec.at("embed_dim"), H = spec.at("num_heads"), N = spec.at("n_queries"), M = spec.at("n_keys"),
+            B = spec.at("batch");
+  const int kdim = spec.at("kdim").get<int>() ? spec.at("kdim").get<int>() : E;
+  const int vdim = spec.at("vdim").get<int>() ? spec.at("vdim").get<int>() : E;
+  const bool bias_kv = spec.at("add_bias_kv"), zero_attn = spec.at("add_zero_attn");
+  const nn::MhaDims d = nn::mha_dims(B, N, M, E, H,
+                                     {.kdim = kdim, .vdim = vdim, .batch_first = false, .add_bias_kv = bias_kv,
+                                      .add_zero_attn = zero_attn});
+  const double out = double(N) * B * E, weights = double(B) * N * d.keys();
+  const double floats = double(M) * B * (kdim + vdim) + out  // Q, K, V
+                        + 2.0 * double(nn::mha_parameter_count(E, kdim, vdim, spec.at("bias"), bias_kv)) +
+                        double(nn::mha_cache_size(d)) + out + weights;  // A, W
+  const double json = (out + weights) * (2 * kJsonNumberBytes + kJsonPrintedNumberBytes);
+  return {floats * sizeof(float) + json + 256 * 1024, 1, N * double(E) >= double(B) * d.keys() ? "/embed_dim" : "/n_keys",
+          "embed_dim, n_queries, n_keys or batch"};
+}
+
 void check(const nlohmann::json& spec, const std::string& file) {
   require_heads_divide_width(spec, file, "embed_dim", "num_heads");  // "embed_dim must be divisible by num_heads"
 }
@@ -176,7 +198,8 @@ Experiment torch_mha_experiment() {
                       .doc = "part 1: append a zero key and value"},
                      seed_param()},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

@@ -4,9 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "data/sequences.hpp"
+#include "experiments/experiment.hpp"
 #include "spec/param.hpp"
 #include "training/fit.hpp"
 
@@ -25,6 +28,36 @@ struct Datasets {
   data::Sequences train, val;
 };
 Datasets make_datasets(const nlohmann::json& spec);
+
+/// What one trained row needs at once: its model (memory_bytes of the
+/// model class at training::max_batch) and fit()'s buffers for it, and the
+/// spec parameter that makes it large.
+struct RowMemory {
+  double bytes = 0;
+  std::string parameter;  // JSON pointer, "/d_model" or "/hidden_sizes/3"
+};
+
+/// The peak of a trained table: the data (make_sequences' own peak while
+/// each set is made) and the largest min(jobs, rows) rows training side by
+/// side. Names /n_train (or /n_val) when the data dominate, else the
+/// largest row's parameter; `reduce` lists the kind's own size parameters.
+MemoryEstimate training_memory(const nlohmann::json& spec, int jobs, const std::vector<RowMemory>& rows,
+                               const std::string& reduce);
+
+/// The RowMemory of a row training a `Model` built with `cfg` (the model
+/// classes of lib/models, which offer memory_bytes and parameter_count).
+template <class Model, class Config>
+RowMemory row_memory(const nlohmann::json& spec, const Config& cfg, std::string parameter) {
+  const training::FitConfig fit = fit_config(spec);
+  const int n_train = spec.at("n_train").get<int>(), n_val = spec.at("n_val").get<int>();
+  const int T = spec.at("length").get<int>(), B = training::max_batch(fit, n_train, n_val);
+  return {static_cast<double>(Model::memory_bytes(cfg, B, T) +
+                              training::fit_memory_bytes(fit, Model::parameter_count(cfg), n_train, n_val, T)),
+          std::move(parameter)};
+}
+
+/// training::max_batch for this spec's data: the batch capacity of its models.
+int max_batch(const nlohmann::json& spec);
 
 /// Appends `extra` to `base`; kinds list their own parameters first.
 std::vector<spec::Param> with(std::vector<spec::Param> base, const std::vector<spec::Param>& extra);

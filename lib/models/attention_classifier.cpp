@@ -13,6 +13,22 @@
 
 namespace attnlab::models {
 
+std::size_t AttentionClassifier::parameter_count(const AttentionClassifierConfig& cfg) {
+  const std::size_t C = cfg.d_model, K = cfg.n_classes;
+  return (cfg.vocab + cfg.max_len) * C + nn::mha_parameter_count(cfg.d_model) + 2 * C + K * C + K;
+}
+
+std::size_t AttentionClassifier::memory_bytes(const AttentionClassifierConfig& cfg, int max_batch, int length) {
+  const std::size_t C = cfg.d_model, K = cfg.n_classes, B = max_batch, T = length;
+  const std::size_t params = parameter_count(cfg);
+  const nn::MhaDims d = nn::mha_dims(max_batch, length, length, cfg.d_model, cfg.n_heads);
+  const std::size_t floats = 2 * params                  // values and gradients
+                             + 7 * B * T * C + 2 * B * T  // h, a, r, n, dn, dr, dh; mean, rstd
+                             + 2 * B * C + 3 * B * K      // pooled, dpooled; logits, probs, dlogits
+                             + nn::mha_cache_size(d) + nn::mha_scratch_size(d);
+  return floats * sizeof(float);
+}
+
 AttentionClassifier::AttentionClassifier(const AttentionClassifierConfig& cfg, random::Generator& init,
                                          int max_batch, int length)
     : cfg_(cfg), max_batch_(max_batch), T_(length) {

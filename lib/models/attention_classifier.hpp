@@ -54,6 +54,13 @@ class AttentionClassifier {
   /// Multiply-adds of one forward pass on B sequences (nn/cost.hpp).
   std::size_t forward_macs(int B) const;
 
+  /// Bytes the constructor allocates for these arguments: parameters and
+  /// their gradients, activations and scratch. For sizing a run before it
+  /// starts; tests/memory holds it to what the constructor really takes.
+  static std::size_t memory_bytes(const AttentionClassifierConfig& cfg, int max_batch, int length);
+  /// params.count() of a model built with `cfg`.
+  static std::size_t parameter_count(const AttentionClassifierConfig& cfg);
+
  private:
   void forward(const std::int32_t* tokens, int B, float* attn_weights);
   std::size_t tok_, pos_, in_w_, in_b_, out_w_, out_b_, norm_w_, norm_b_, head_w_, head_b_;

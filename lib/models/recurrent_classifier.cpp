@@ -29,6 +29,29 @@ Cell cell_from_name(const std::string& name) {
   throw std::invalid_argument("unknown recurrent cell \"" + name + "\"; expected rnn, gru or lstm");
 }
 
+std::size_t RecurrentClassifier::parameter_count(const RecurrentClassifierConfig& cfg) {
+  const std::size_t E = cfg.embed, H = cfg.hidden_size, G = gates(cfg.cell), K = cfg.n_classes;
+  return cfg.vocab * E + G * H * (E + H + 2) + K * H + K;
+}
+
+std::size_t RecurrentClassifier::memory_bytes(const RecurrentClassifierConfig& cfg, int max_batch, int length) {
+  const std::size_t E = cfg.embed, H = cfg.hidden_size, K = cfg.n_classes;
+  const std::size_t B = max_batch, T = length;
+  const std::size_t params = parameter_count(cfg);
+  std::size_t cell = 0;
+  switch (cfg.cell) {
+    case Cell::rnn: cell = nn::rnn_cache_size(max_batch, length, cfg.hidden_size) +
+                           nn::rnn_scratch_size(max_batch, length, cfg.hidden_size); break;
+    case Cell::gru: cell = nn::gru_cache_size(max_batch, length, cfg.hidden_size) +
+                           nn::gru_scratch_size(max_batch, length, cfg.hidden_size); break;
+    case Cell::lstm: cell = nn::lstm_cache_size(max_batch, length, cfg.hidden_size) +
+                            nn::lstm_scratch_size(max_batch, length, cfg.hidden_size); break;
+  }
+  const std::size_t floats = 2 * params + 2 * B * T * E + 2 * B * T * H  // x, dx; out, dout
+                             + 2 * B * H + 3 * B * K + cell;             // last, dlast; logits, probs, dlogits
+  return floats * sizeof(float);
+}
+
 RecurrentClassifier::RecurrentClassifier(const RecurrentClassifierConfig& cfg, random::Generator& init,
                                          int max_batch, int length)
     : cfg_(cfg), max_batch_(max_batch), T_(length) {

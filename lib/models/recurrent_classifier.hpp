@@ -38,6 +38,13 @@ class RecurrentClassifier {
  public:
   RecurrentClassifier(const RecurrentClassifierConfig& cfg, random::Generator& init, int max_batch, int length);
 
+  /// Bytes the constructor allocates for these arguments (parameters,
+  /// gradients, activations, the cell's cache and scratch), for sizing a
+  /// run before it starts; tests/memory holds it to the constructor's.
+  static std::size_t memory_bytes(const RecurrentClassifierConfig& cfg, int max_batch, int length);
+  /// params.count() of a model built with `cfg`.
+  static std::size_t parameter_count(const RecurrentClassifierConfig& cfg);
+
   nn::Parameters params;
 
   /// Forward, mean cross-entropy, backward adding into params.grads();

@@ -37,6 +37,16 @@ void block_init(random::Generator& gen, const BlockTensors<float>& w, int C, int
 }
 
 template <class Real>
+std::size_t BlockWorkspace<Real>::bytes(int max_batch, int T, int C, int H, int F) {
+  const nn::MhaDims d = nn::mha_dims(max_batch, T, T, C, H);
+  const std::size_t N = static_cast<std::size_t>(max_batch) * T;
+  const std::size_t reals = 9 * N * C + 4 * N + 4 * N * static_cast<std::size_t>(F) + nn::mha_cache_size(d) +
+                            nn::mha_scratch_size(d);
+  const std::size_t masks = static_cast<std::size_t>(max_batch) * H * T * T + N * C;  // keep_attn, keep_ff
+  return reals * sizeof(Real) + masks;
+}
+
+template <class Real>
 BlockWorkspace<Real>::BlockWorkspace(int max_batch_, int T, int C, int H, int F) : max_batch(max_batch_) {
   const nn::MhaDims d = nn::mha_dims(max_batch, T, T, C, H);
   const std::size_t N = static_cast<std::size_t>(max_batch) * T;

@@ -54,8 +54,10 @@ std::size_t block_param_count(int C, int F);
 void block_init(random::Generator& gen, const BlockTensors<float>& w, int C, int F);
 
 /// Activations and scratch for batches up to max_batch, allocated once.
+/// bytes() is what the constructor allocates, for sizing a run before it starts.
 template <class Real>
 struct BlockWorkspace {
+  static std::size_t bytes(int max_batch, int T, int C, int H, int F);
   BlockWorkspace(int max_batch, int T, int C, int H, int F);
   int max_batch;
   std::vector<Real> h1, mean1, rstd1, a, x1, h2, mean2, rstd2, f1, g1, f2, mha_cache;  // forward

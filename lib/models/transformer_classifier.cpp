@@ -13,6 +13,24 @@
 
 namespace attnlab::models {
 
+std::size_t TransformerClassifier::parameter_count(const TransformerClassifierConfig& cfg) {
+  const std::size_t C = cfg.d_model, F = static_cast<std::size_t>(cfg.ff_mult) * C, K = cfg.n_classes;
+  return (cfg.vocab + cfg.max_len) * C + cfg.n_blocks * block_param_count(cfg.d_model, static_cast<int>(F)) + 2 * C +
+         K * C + K;
+}
+
+std::size_t TransformerClassifier::memory_bytes(const TransformerClassifierConfig& cfg, int max_batch,
+                                                int length) {
+  const std::size_t C = cfg.d_model, F = static_cast<std::size_t>(cfg.ff_mult) * C, K = cfg.n_classes;
+  const std::size_t N = static_cast<std::size_t>(max_batch) * length, L = cfg.n_blocks;
+  const std::size_t params = parameter_count(cfg);
+  // hs_ (L + 1 of (N, C)) is filled from one more, freed before the buffers after it are made.
+  const std::size_t floats = 2 * params + (L + 1) * N * C + 4 * N * C + 2 * N +
+                             2 * static_cast<std::size_t>(max_batch) * C + 3 * static_cast<std::size_t>(max_batch) * K;
+  return floats * sizeof(float) +
+         L * BlockWorkspace<float>::bytes(max_batch, length, cfg.d_model, cfg.n_heads, static_cast<int>(F));
+}
+
 TransformerClassifier::TransformerClassifier(const TransformerClassifierConfig& cfg, random::Generator& init,
                                              int max_batch, int length)
     : cfg_(cfg), max_batch_(max_batch), T_(length) {

@@ -33,6 +33,14 @@ class TransformerClassifier {
  public:
   TransformerClassifier(const TransformerClassifierConfig& cfg, random::Generator& init, int max_batch, int length);
 
+  /// Bytes the constructor allocates for these arguments (parameters,
+  /// gradients, every block's workspace, the activations between blocks),
+  /// for sizing a run before it starts; tests/memory holds it to the
+  /// constructor's.
+  static std::size_t memory_bytes(const TransformerClassifierConfig& cfg, int max_batch, int length);
+  /// params.count() of a model built with `cfg`.
+  static std::size_t parameter_count(const TransformerClassifierConfig& cfg);
+
   nn::Parameters params;
 
   /// Training step: forward with dropout drawn from `g` in PyTorch's order,

@@ -16,6 +16,9 @@ std::string number_text(double v) {
 }
 
 std::string range_text(const Param& p) {
+  if (p.min && p.min_exclusive)
+    return p.max ? fmt::format(" in ({}, {}]", number_text(*p.min), number_text(*p.max))
+                 : fmt::format(" > {}", number_text(*p.min));
   if (p.min && p.max) return fmt::format(" in [{}, {}]", number_text(*p.min), number_text(*p.max));
   if (p.min) return fmt::format(" >= {}", number_text(*p.min));
   if (p.max) return fmt::format(" <= {}", number_text(*p.max));

@@ -19,8 +19,9 @@ struct Param {
   Type type = Type::Integer;
   nlohmann::json default_value;
   std::string doc;                    // one line, shown by `attnlab list` and in errors
-  std::optional<double> min;          // inclusive; for lists, applies to each item
+  std::optional<double> min;          // inclusive (exclusive with min_exclusive); for lists, applies to each item
   std::optional<double> max;          // inclusive; for lists, applies to each item
+  bool min_exclusive = false;         // min itself is not allowed: "a number > 0"
   std::vector<std::string> choices;   // allowed strings (String, StringList); empty = any
   std::size_t min_items = 1;          // lists only
   std::size_t max_items = 64;         // lists only

@@ -220,7 +220,7 @@ std::string pointer(const std::string& key, long index = -1) {
 }
 
 bool in_range(double v, const Param& p) {
-  return (!p.min || v >= *p.min) && (!p.max || v <= *p.max);
+  return (!p.min || v > *p.min || (v == *p.min && !p.min_exclusive)) && (!p.max || v <= *p.max);
 }
 
 void check_scalar(const json& v, Type t, const Param& p, const std::string& file, const std::string& path) {

@@ -1,0 +1,182 @@
+// Each kind's memory estimate (Experiment::memory) against what its run
+// really allocates, measured by heap_tracker: never below it (a run that was
+// let through must fit), and not far above it (a run that fits must not be
+// refused). Then the refusal itself, just over and just under the limit.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <set>
+
+#include "experiments/memory_check.hpp"
+#include "experiments/registry.hpp"
+#include "heap_tracker.hpp"
+#include "models/attention_classifier.hpp"
+#include "models/recurrent_classifier.hpp"
+#include "models/transformer_classifier.hpp"
+#include "spec/spec_error.hpp"
+#include "training/fit.hpp"
+
+namespace attnlab::testing {
+namespace {
+
+using nlohmann::json;
+
+struct Case {
+  std::string kind;
+  json overrides;
+  int jobs = 1;
+};
+
+// Sizes chosen so the run's own buffers, not the few KiB around them, make
+// the peak (tens of MiB), and each runs in well under a second.
+const std::vector<Case> kCases = {
+    {"bottleneck", {{"hidden_sizes", {32, 128}}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}},
+    {"bottleneck", {{"hidden_sizes", {32, 128}}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}, 2},
+    {"weighted_average", json::object()},
+    {"attention_weights", {{"positions", 64}, {"width", 1024}}},
+    {"sqrt_d", {{"widths", {512, 2048}}, {"n_keys", 10000}}},
+    {"permutation", {{"width", 1024}}},
+    {"mha_shapes", {{"width", 256}, {"heads", 8}, {"batch", 8}, {"length", 256}}},
+    {"heads", {{"heads", {1, 4}}, {"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}},
+    {"heads", {{"heads", {1, 4}}, {"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}, 2},
+    {"heads", {{"heads", json::array()}, {"d_model", 1024}}},
+    {"self_cross", {{"batch", 8}, {"width", 256}, {"source_length", 512}, {"target_length", 256}}},
+    {"causal_mask", {{"length", 256}}},
+    {"padding_mask", {{"lengths", {256, 100, 3}}}},
+    {"learned_pos", {{"vocab", 100000}, {"width", 64}}},
+    {"sinusoidal", {{"positions", 1024}, {"width", 1024}}},
+    {"positions", {{"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}},
+    {"positions", {{"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}, 2},
+    // the data dominate: make_sequences' int64 draws are the peak
+    {"positions", {{"variants", {"none"}}, {"d_model", 8}, {"n_heads", 2}, {"n_train", 300000}, {"n_val", 10}, {"epochs", 1}, {"batch_size", 8192}}},
+    {"library_mha", {{"d_model", 128}, {"n_heads", 8}, {"batch", 8}, {"length", 256}}},
+    {"cost_table", json::object()},
+    {"timing", {{"lengths", {64, 256}}, {"batch", 4}, {"width", 64}, {"heads", 4}, {"repeats", 1}}},
+    {"block", {{"batch", 8}, {"length", 256}, {"d_model", 64}, {"n_heads", 4}}},
+    {"rnn_vs_attention", {{"recurrent", {"gru"}}, {"blocks", {2}}, {"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}},
+    {"rnn_vs_attention", {{"recurrent", {"gru"}}, {"blocks", {2}}, {"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}, 2},
+    {"torch_mha", json::object()},
+    // the nested JSON lists dominate (about 180 bytes a number, held and printed)
+    {"torch_mha", {{"embed_dim", 256}, {"num_heads", 8}, {"n_queries", 64}, {"n_keys", 32}, {"batch", 8}, {"kdim", 128},
+                   {"vdim", 64}, {"add_bias_kv", true}, {"add_zero_attn", true}}, 1, 1.6},
+    {"attention_map", {{"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}},
+};
+
+experiments::LoadedSpec load(const Case& c) {
+  return experiments::check_spec({{"experiment", c.kind}}, c.kind + ".json", c.overrides);
+}
+
+std::string name(const Case& c) { return fmt::format("{} {} jobs={}", c.kind, c.overrides.dump(), c.jobs); }
+
+TEST(MemoryEstimates, EveryKindHasACase) {
+  std::set<std::string> covered;
+  for (const auto& c : kCases) covered.insert(c.kind);
+  for (const auto& e : experiments::all_experiments())
+    EXPECT_TRUE(covered.count(e.name)) << e.name << " has no case in kCases: add one so its estimate is checked";
+}
+
+TEST(MemoryEstimates, NeverBelowWhatTheRunAllocatesNorFarAbove) {
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(name(c));
+    const auto loaded = load(c);
+    const experiments::MemoryEstimate e = loaded.experiment->memory(loaded.spec, c.jobs);
+    const long long before = heap_now();
+    reset_heap_peak();
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      const experiments::Report r = loaded.experiment->run(loaded.spec, experiments::RunContext{.jobs = c.jobs});
+      EXPECT_FALSE(r.text.empty());
+    }
+    const double measured = static_cast<double>(heap_peak() - before);
+    std::printf("%.2f s ", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::printf("%-18s jobs=%d  estimate %12.0f  measured %12.0f  (%.3f)\n", c.kind.c_str(), c.jobs, e.bytes,
+                measured, e.bytes / std::max(measured, 1.0));
+    EXPECT_GE(e.bytes, measured);
+    // Not far above: 15%, or 256 KiB where the run allocates next to nothing.
+    EXPECT_LE(e.bytes, 1.15 * measured + 256 * 1024);
+    EXPECT_EQ(e.threads, std::min<int>(c.jobs, e.threads)) << "threads beyond --jobs";
+  }
+}
+
+// What every kind does with its estimate: refused one byte over the
+// headroom, let through at it.
+TEST(MemoryEstimates, RefusedJustOverTheLimitAndLetThroughJustUnder) {
+  using Counts = resources::MemoryLimit::Counts;
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(name(c));
+    const auto loaded = load(c);
+    for (Counts counts : {Counts::resident, Counts::address_space}) {
+      const double need = experiments::memory_need(loaded.experiment->memory(loaded.spec, c.jobs), counts);
+      const resources::MemoryLimit under{counts, need, need, "--max-memory"};
+      const resources::MemoryLimit over{counts, need - 1, need - 1, "--max-memory"};
+      EXPECT_NO_THROW(experiments::check_memory(loaded, c.jobs, {under}));
+      try {
+        experiments::check_memory(loaded, c.jobs, {over});
+        ADD_FAILURE() << "not refused one byte over the limit";
+      } catch (const spec::SpecError& err) {
+        EXPECT_EQ(err.file(), c.kind + ".json");
+        EXPECT_NE(err.problem().find("estimated before any work"), std::string::npos) << err.what();
+        EXPECT_NE(err.problem().find("--max-memory"), std::string::npos) << err.what();
+      }
+    }
+  }
+}
+
+// The course's models and fit(): each static size is what the constructor and
+// fit() allocate, for several shapes (the experiments' estimates build on them).
+TEST(MemoryEstimates, ModelSizesAreWhatTheirConstructorsAllocate) {
+  for (int B : {1, 64, 512})
+    for (int T : {2, 8, 16}) {
+      SCOPED_TRACE(fmt::format("B={} T={}", B, T));
+      random::Generator g(0);
+      models::AttentionClassifierConfig a;
+      a.d_model = 48;
+      a.n_heads = 3;
+      long long before = heap_now();
+      {
+        models::AttentionClassifier m(a, g, B, T);
+        EXPECT_EQ(m.params.count(), models::AttentionClassifier::parameter_count(a));
+        // Besides the floats: the parameters' names and shapes (1.6 KiB measured).
+        EXPECT_NEAR(static_cast<double>(heap_now() - before),
+                    static_cast<double>(models::AttentionClassifier::memory_bytes(a, B, T)), 4096.0);
+      }
+      for (auto cell : {models::Cell::rnn, models::Cell::gru, models::Cell::lstm}) {
+        models::RecurrentClassifierConfig r;
+        r.cell = cell;
+        r.hidden_size = 24;
+        before = heap_now();
+        models::RecurrentClassifier m(r, g, B, T);
+        EXPECT_EQ(m.params.count(), models::RecurrentClassifier::parameter_count(r));
+        EXPECT_NEAR(static_cast<double>(heap_now() - before),
+                    static_cast<double>(models::RecurrentClassifier::memory_bytes(r, B, T)), 4096.0);
+      }
+      models::TransformerClassifierConfig t;
+      t.n_blocks = 2;
+      reset_heap_peak();
+      before = heap_now();
+      {
+        models::TransformerClassifier m(t, g, B, T);
+        EXPECT_EQ(m.params.count(), models::TransformerClassifier::parameter_count(t));
+        EXPECT_NEAR(static_cast<double>(heap_peak() - before),
+                    static_cast<double>(models::TransformerClassifier::memory_bytes(t, B, T)), 8192.0);
+      }
+    }
+}
+
+// The case: 10 samples with batch_size 8192 took 265 MB, because
+// buffers were sized to max(batch_size, 512) instead of to the data.
+TEST(MemoryEstimates, BuffersAreSizedToTheDataNotToTheBatchSize) {
+  const auto loaded = experiments::check_spec({{"experiment", "positions"}}, "p.json",
+                                              {{"n_train", 10}, {"n_val", 1}, {"batch_size", 8192}, {"epochs", 1}});
+  EXPECT_EQ(training::max_batch(training::FitConfig{.batch_size = 8192}, 10, 1), 10);
+  const long long before = heap_now();
+  reset_heap_peak();
+  loaded.experiment->run(loaded.spec, experiments::RunContext{.jobs = 1});
+  EXPECT_LT(heap_peak() - before, 1 << 20);  // under 1 MiB (was 265 MB)
+  EXPECT_LT(loaded.experiment->memory(loaded.spec, 1).bytes, 1 << 20);
+}
+
+}  // namespace
+}  // namespace attnlab::testing
