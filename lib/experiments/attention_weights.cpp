@@ -72,7 +72,8 @@ Report run(const nlohmann::json& spec, const RunContext&) {
 MemoryEstimate memory(const nlohmann::json& spec, int) {
   const double T = spec.at("positions").get<int>(), C = spec.at("width").get<int>();
   // x, qkv, out (T, C)s; Wq, Wk, Wv (C, C); weights (T, T), as JSON and as text
-  return {(5 * T * C + 3 * C * C + T * T) * sizeof(float) + T * T * (kJsonNumberBytes + 16), 1, "/width",
+  return {(5 * T * C + 3 * C * C + T * T) * sizeof(float) + T * T * (kJsonNumberBytes + kJsonPrintedNumberBytes + 16),
+          1, "/width",
           "width or positions"};
 }
 

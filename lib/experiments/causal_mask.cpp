@@ -57,9 +57,9 @@ Report run(const nlohmann::json& spec, const RunContext&) {
 
 MemoryEstimate memory(const nlohmann::json& spec, int) {
   const double T = spec.at("length").get<int>();
-  // mask (T, T) int64, weights (T, T) float, both again as JSON rows, and
-  // as text ("1, " and "0.00 " per entry, half as much again while the string grows)
-  return {T * T * (8 + 4 + 2 * kJsonNumberBytes + 12), 1, "/length", "length"};
+  // mask (T, T) int64, weights (T, T) float, both again as JSON rows (held
+  // and printed), and as text ("1, " and "0.00 " per entry, copied into the JSON)
+  return {T * T * (8 + 4 + 2 * (kJsonNumberBytes + kJsonPrintedNumberBytes) + 4 * 8), 1, "/length", "length"};
 }
 
 }  // namespace

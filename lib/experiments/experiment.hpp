@@ -61,9 +61,14 @@ struct MemoryEstimate {
   std::string reduce;     // what to make smaller, for the refusal: "widths or n_keys"
 };
 
-/// Bytes of one number in a Report's JSON (sizeof(nlohmann::json)): kinds
-/// whose JSON holds a table of numbers count them.
+/// What one number of a Report's JSON costs: held (sizeof(nlohmann::json)),
+/// then printed by --format json: copied into the document, then at most 40
+/// characters of indented text, up to three times that while the string
+/// doubles (old and new buffer at once). Measured on sinusoidal's 1024 x
+/// 1024 table: 113 bytes a number in all. Kinds whose JSON holds a table of
+/// numbers count them; kReportBytes covers the small ones.
 constexpr double kJsonNumberBytes = 16;
+constexpr double kJsonPrintedNumberBytes = 16 + 3 * 40;
 
 /// A kind's estimate, `(spec, jobs) -> MemoryEstimate`, plus kReportBytes
 /// for the report of a small table (its text, JSON and names). It has no

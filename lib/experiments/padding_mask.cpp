@@ -73,7 +73,8 @@ MemoryEstimate memory(const nlohmann::json& spec, int) {
   const auto lengths = spec.at("lengths").get<std::vector<int>>();
   const double B = lengths.size(), T = *std::max_element(lengths.begin(), lengths.end());
   // mask (B, T) int64, as JSON and as text; weights (B, T, T)
-  return {B * T * (8 + kJsonNumberBytes + 8) + B * T * T * sizeof(float), 1, "/lengths", "lengths"};
+  return {B * T * (8 + kJsonNumberBytes + kJsonPrintedNumberBytes + 8) + B * T * T * sizeof(float), 1, "/lengths",
+          "lengths"};
 }
 
 }  // namespace

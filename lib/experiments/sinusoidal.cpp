@@ -75,9 +75,10 @@ MemoryEstimate memory(const nlohmann::json& spec, int) {
   const double P = spec.at("positions").get<int>(), W = spec.at("width").get<int>();
   // rate (W/2), pe (P, W), dots (P); the table as JSON (P, W), as text
   // ("+0.00 " per entry, reserved), one row as doubles while it is converted,
-  // the list of rows while it grows
-  return {(W / 2 + P * W + P) * sizeof(float) + P * W * kJsonNumberBytes + text_bytes(P, W) + W * sizeof(double) +
-              3 * P * kJsonNumberBytes,
+  // the list of rows while it grows; then the table printed as JSON, and the
+  // text copied and escaped into it
+  return {(W / 2 + P * W + P) * sizeof(float) + P * W * (kJsonNumberBytes + kJsonPrintedNumberBytes) +
+              4 * text_bytes(P, W) + W * sizeof(double) + 3 * P * kJsonNumberBytes,
           1,
           "/positions", "positions or width"};
 }
