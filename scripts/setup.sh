@@ -2,6 +2,8 @@
 # Installs the Debian 12 packages attnlab builds with, and only those that are
 # missing. Safe to run again: with everything present it installs nothing and
 # does not touch the network. Runs as root, or through sudo when it exists.
+#   scripts/setup.sh           what building and testing need
+#   scripts/setup.sh --fuzz    also clang and libFuzzer, for scripts/fuzz.sh (CI)
 set -euo pipefail
 
 packages=(
@@ -12,6 +14,11 @@ packages=(
   # running sweeps elsewhere: a one-node Slurm cluster in CI, GNU parallel
   slurm-wlm munge parallel
 )
+case "${1:-}" in
+  "") ;;
+  --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+  *) echo "usage: scripts/setup.sh [--fuzz]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -16,6 +16,17 @@ namespace attnlab::cli {
 
 using nlohmann::json;
 
+namespace {
+bool valid_utf8(const std::string& s) {
+  try {
+    (void)json(s).dump();  // nlohmann validates UTF-8 when it writes a string
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
+}
+}  // namespace
+
 json parse_overrides(const std::vector<std::string>& sets) {
   json overrides = json::object();
   for (const auto& s : sets) {
@@ -23,6 +34,11 @@ json parse_overrides(const std::vector<std::string>& sets) {
     if (eq == std::string::npos || eq == 0)
       throw CLI::ValidationError("--set", "expected KEY=VALUE, got '" + s + "'");
     const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
+    // A spec is JSON, which is UTF-8: bytes of another encoding (a Latin-1
+    // terminal) would otherwise fail only when the resolved spec is written.
+    if (!valid_utf8(s))
+      throw CLI::ValidationError("--set", "'" + json(s).dump(-1, ' ', true, json::error_handler_t::replace) +
+                                              "' is not UTF-8 text; a spec's keys and values are UTF-8");
     overrides[key] = spec::parse_override_value(key, text);  // moved in: a deep copy could overflow the stack
   }
   return overrides;

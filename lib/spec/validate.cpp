@@ -170,11 +170,12 @@ nlohmann::json read_spec_file(const std::string& path) {
 std::string show_value(const nlohmann::json& v) {
   if (v.is_array()) {
     const bool flat = std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_primitive(); });
-    if (flat && v.size() <= 8) return v.dump();
+    // An error message must never throw: bytes that are not UTF-8 show as U+FFFD.
+    if (flat && v.size() <= 8) return v.dump(-1, ' ', false, json::error_handler_t::replace);
     return fmt::format("a list of {} item{}{}", v.size(), v.size() == 1 ? "" : "s", flat ? "" : " (nested)");
   }
   if (v.is_object()) return fmt::format("an object with {} key{}", v.size(), v.size() == 1 ? "" : "s");
-  const std::string text = v.dump();
+  const std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
   return text.size() <= 60 ? text : text.substr(0, 57) + "...";
 }
 

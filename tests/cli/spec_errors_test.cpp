@@ -210,3 +210,27 @@ TEST_F(SpecErrors, NoSubcommandIsBadUsage) {
 
 }  // namespace
 }  // namespace attnlab::testing
+
+namespace attnlab::testing {
+namespace {
+
+// Found by fuzzing (tests/fuzz/regressions/set/non_utf8_value): a --set value
+// in another encoding than UTF-8 is refused up front with exit 2, not failed
+// with nlohmann's type_error (exit 1) when the spec is shown or written.
+TEST(SetValueThatIsNotUtf8, IsRefused) {
+  ScratchDir dir("set_utf8");
+  for (const char* set : {"seed=4294967\\204\\204", "cell=\\351t\\351", "\\204=1"}) {
+    const Outcome o = run_attnlab("run " + std::string(ATTNLAB_EXPERIMENTS_DIR) + "/bottleneck.json --set \"$(printf '" +
+                                      set + "')\"",
+                                  dir);
+    EXPECT_EQ(o.exit_code, 2) << set << ": " << o.err;
+    EXPECT_NE(o.err.find("--set"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("is not UTF-8 text"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "");
+  }
+  const Outcome fine = run_attnlab("validate " + std::string(ATTNLAB_EXPERIMENTS_DIR) + "/bottleneck.json --set 'cell=gru'", dir);
+  EXPECT_EQ(fine.exit_code, 0) << fine.err;
+}
+
+}  // namespace
+}  // namespace attnlab::testing
