@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   attnlab run experiments/*.json                  every table of the chapter, in course order
   attnlab run experiments/*.json --check data/chapter.txt   fail (exit 1) when a table drifts
   attnlab run experiments/bottleneck.json --set 'hidden_sizes=[16,32]' --format json -o sweep.json
+  attnlab run experiments/*.json --keep-going     a spec that fails is reported, the others still run
+  attnlab run experiments/sqrt_d.json --max-memory 4G   refuse (exit 2) if its estimate is above 4 GiB
   attnlab show experiments/sqrt_d.json            the spec with every default filled in
   attnlab validate experiments/*.json             check specs without running them
   attnlab list                                    every experiment kind, one line each
@@ -33,7 +35,8 @@ int main(int argc, char** argv) {
   attnlab sweep experiments/bottleneck.json seed=0,1,2,3,4 -j 2   mean ± std over five seeds
   attnlab sweep experiments/bottleneck.json 'seed=range(0,5)' --launcher slurm --wait   the same on Slurm
 
-Exit codes: 0 ok, 2 bad usage or spec, 1 failure while running.)");
+Exit codes: 0 ok, 2 bad usage or spec (or a run too big for the memory limits),
+1 failure while running (or a training row that diverged).)");
 
   RunOptions run_opts;
   SpecOptions spec_opts;

@@ -104,7 +104,8 @@ CLI::App* add_run(CLI::App& app, RunOptions& o) {
                   "and column that differs (times are compared by presence only)");
   run->add_option("--max-memory", o.max_memory,
                   "refuse (exit 2) a spec whose estimated peak memory is above SIZE (8G, 512M, bytes), besides "
-                  "the machine's own limits (80% of MemAvailable, ulimit -v/-d, the cgroup's limit)");
+                  "the machine's own limits (80% of MemAvailable, ulimit -v/-d, the cgroup's limit)")
+      ->option_text("SIZE");
   run->add_flag("--keep-going", o.keep_going,
                 "when a spec fails while running, report it at once and run the others (exit 1)");
   run->add_flag("-q,--quiet", o.quiet, "no progress on stderr (warnings and errors still show)");

@@ -96,14 +96,14 @@ void ProgressDisplay::update(int id, const RowState& state) {
   // Plain: a line at the end of an epoch, when the row's last line is kPlainSeconds old.
   if (!state.done && state.step == state.steps && now - r.last_line >= kPlainSeconds) {
     r.last_line = now;
-    write_line(fmt::format("{}: epoch {}/{}, loss {:.4f}, {}", r.name, state.epoch, state.epochs, state.loss,
+    write_line(fmt::format("{}: epoch {}/{}, loss {:.4g}, {}", r.name, state.epoch, state.epochs, state.loss,
                            timing(state, now - r.started)));
   }
 }
 
 std::string ProgressDisplay::live_text(const Row& r, double now) const {
   const RowState& s = r.state;
-  std::string text = prefix_ + fmt::format("{}  epoch {}/{}  batch {}/{}  loss {:.4f}  {}", r.name, s.epoch, s.epochs,
+  std::string text = prefix_ + fmt::format("{}  epoch {}/{}  batch {}/{}  loss {:.4g}  {}", r.name, s.epoch, s.epochs,
                                            s.step, s.steps, s.loss, timing(s, now - r.started));
   // Cut to the width, so that no line wraps and the cursor arithmetic holds.
   if (static_cast<int>(text.size()) > columns_ - 1) text.resize(std::max(columns_ - 1, 0));

@@ -55,8 +55,8 @@ TEST(ProgressDisplay, ATerminalRedrawsOneLinePerRunningRowInPlace) {
   f.display->update(a, at(1, 126 / 2, 0.65));
   EXPECT_EQ(f.out.take(),
             "\x1b[1F"
-            "\x1b[2Kattnlab: positions: no positions  epoch 1/10  batch 63/125  loss 0.6500  0.2 s, ETA 4.7 s\n"
-            "\x1b[2Kattnlab: positions: with positions  epoch 1/10  batch 1/125  loss 0.7000  0.2 s, ETA 4m09s\n");
+            "\x1b[2Kattnlab: positions: no positions  epoch 1/10  batch 63/125  loss 0.65  0.2 s, ETA 4.7 s\n"
+            "\x1b[2Kattnlab: positions: with positions  epoch 1/10  batch 1/125  loss 0.7  0.2 s, ETA 4m09s\n");
 }
 
 TEST(ProgressDisplay, ALineThatStaysGoesAboveTheLiveRows) {
@@ -69,7 +69,7 @@ TEST(ProgressDisplay, ALineThatStaysGoesAboveTheLiveRows) {
   EXPECT_EQ(f.out.take(),
             "\x1b[1F\x1b[J"
             "attnlab: running heads (experiments/heads.json)\n"
-            "\x1b[2Kattnlab: heads: 4  epoch 2/10  batch 5/125  loss 0.5000  0.0 s\n");
+            "\x1b[2Kattnlab: heads: 4  epoch 2/10  batch 5/125  loss 0.5  0.0 s\n");
 }
 
 TEST(ProgressDisplay, ARowThatEndsLeavesNoLineBehind) {
@@ -105,13 +105,13 @@ TEST(ProgressDisplay, ALogGetsAtMostOneLinePerEpochAndNotOftenerThanEveryFewSeco
   EXPECT_EQ(f.out.take(), "");  // an epoch's end, but only 2 s after the row started
   f.now += 4;
   f.display->update(a, at(2, 125, 0.5));
-  EXPECT_EQ(f.out.take(), "attnlab: positions: with positions: epoch 2/10, loss 0.5000, 6.0 s, ETA 24.0 s\n");
+  EXPECT_EQ(f.out.take(), "attnlab: positions: with positions: epoch 2/10, loss 0.5, 6.0 s, ETA 24.0 s\n");
   f.now += 1;
   f.display->update(a, at(3, 125, 0.4));
   EXPECT_EQ(f.out.take(), "");  // 1 s after the last line
   f.now += 5;
   f.display->update(a, at(4, 125, 0.3));
-  EXPECT_EQ(f.out.take(), "attnlab: positions: with positions: epoch 4/10, loss 0.3000, 12.0 s, ETA 18.0 s\n");
+  EXPECT_EQ(f.out.take(), "attnlab: positions: with positions: epoch 4/10, loss 0.3, 12.0 s, ETA 18.0 s\n");
   f.display->update(a, at(10, 125, 0.1, true));
   f.display->note("positions: with positions done in 30.0 s");
   EXPECT_EQ(f.out.take(), "attnlab: positions: with positions done in 30.0 s\n");
@@ -129,13 +129,20 @@ TEST(ProgressDisplay, QuietShowsOnlyWarnings) {
   EXPECT_EQ(f.out.take(), "attnlab: warning: the loss rose\n");
 }
 
+TEST(ProgressDisplay, SmallLossesKeepTheirDigits) {
+  Fixture f(ProgressDisplay::Mode::terminal);
+  const int a = f.display->add_row("positions: with positions");
+  f.display->update(a, at(1, 7000, 2.345e-05));  // a model that has learned: not "0.0000"
+  EXPECT_NE(f.out.take().find("loss 2.345e-05"), std::string::npos);
+}
+
 TEST(ProgressDisplay, LongRunsShowMinutesAndHours) {
   Fixture f(ProgressDisplay::Mode::plain);
   const int a = f.display->add_row("r");
   f.display->update(a, at(1, 1, 1));
   f.now += 3725;  // 1h02m05s for the first of ten epochs
   f.display->update(a, at(1, 125, 1));
-  EXPECT_EQ(f.out.take(), "attnlab: r: epoch 1/10, loss 1.0000, 1h02m, ETA 9h18m\n");
+  EXPECT_EQ(f.out.take(), "attnlab: r: epoch 1/10, loss 1, 1h02m, ETA 9h18m\n");
 }
 
 }  // namespace
