@@ -67,7 +67,8 @@ std::string render_text(const std::vector<Result>& results, bool headings = fals
 /// Trained kinds (bottleneck, heads, positions, rnn_vs_attention,
 /// attention_map) also give each row in data.rows (attention_map: data
 /// itself) "status", "epoch_losses" (each epoch's mean step loss),
-/// "first_loss", "loss_rose" (bool) and, when diverged, "diverged":
+/// "first_loss", "loss_rose" (bool: the last epoch's mean loss is more than
+/// 10% above the first step's, training::FitResult::loss_rose) and, when diverged, "diverged":
 /// {"epoch", "step", "loss"} with "accuracy": null
 /// (experiments/trained_rows.hpp).
 nlohmann::json render_json(const std::vector<Result>& results, int jobs = 1);

@@ -204,3 +204,27 @@ TEST(Check, MeasuredTokens) {
 
 }  // namespace
 }  // namespace attnlab::report
+
+namespace attnlab::report {
+namespace {
+
+// Found by fuzzing (tests/fuzz/regressions/check/chapter_against_itself): a
+// text holding the same heading twice (`attnlab run a.json a.json`) differed
+// from itself, because the second table of a name replaced the first.
+TEST(CheckRegressions, ATableNamedTwiceIsComparedInOrder) {
+  const std::string twice = "== sqrt_d: a.json ==\n   width   max weight\n       8       0.7797\n\n"
+                            "== sqrt_d: a.json ==\n   width   max weight\n       8       0.9999\n";
+  EXPECT_TRUE(compare_tables(twice, twice).empty());
+  const std::string second_changed = "== sqrt_d: a.json ==\n   width   max weight\n       8       0.7797\n\n"
+                                     "== sqrt_d: a.json ==\n   width   max weight\n       8       0.9998\n";
+  const auto d = compare_tables(twice, second_changed);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].expected, "0.9999");
+  EXPECT_EQ(d[0].actual, "0.9998");
+  const auto missing = compare_tables(twice, twice.substr(0, twice.find("\n\n") + 1));
+  ASSERT_EQ(missing.size(), 1u);  // the second is missing from the printed text
+  EXPECT_EQ(missing[0].actual, "nothing: the run did not print it");
+}
+
+}  // namespace
+}  // namespace attnlab::report

@@ -53,11 +53,11 @@ TEST(Plan, TakesTheSpecsSweepBlockAndLetsTheCommandLineReplaceAnAxis) {
 }
 
 TEST(Plan, RefusesEveryBadCombinationBeforeAnyRunNamingItAndTheRule) {
-  const std::string e = error_of(kBottleneck, {"seed=0,1", "lr=0.001,20"});
+  const std::string e = error_of(kBottleneck, {"seed=0,1", "lr=0.001,0"});
   EXPECT_NE(e.find("2 of the sweep's 4 runs would be refused"), std::string::npos) << e;
-  EXPECT_NE(e.find("run 1 (seed=0, lr=20): b.json: at /lr: 20 is not allowed for \"lr\""), std::string::npos) << e;
-  EXPECT_NE(e.find("run 3 (seed=1, lr=20)"), std::string::npos) << e;
-  EXPECT_NE(e.find("a number in [1e-08, 10]"), std::string::npos) << e;
+  EXPECT_NE(e.find("run 1 (seed=0, lr=0): b.json: at /lr: 0 is not allowed for \"lr\""), std::string::npos) << e;
+  EXPECT_NE(e.find("run 3 (seed=1, lr=0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("a number > 0"), std::string::npos) << e;
 }
 
 TEST(Plan, RefusesAKindsOwnRuleToo) {

@@ -132,11 +132,11 @@ TEST(Sweep, EveryFormatIsTheSameBytesForAnyNumberOfJobs) {
 
 TEST(Sweep, ABadCombinationIsRefusedBeforeAnyRun) {
   ScratchDir dir("sweep_refused");
-  const Outcome o = run_attnlab("sweep " + kSpecs + "/bottleneck.json seed=0,1 lr=0.001,20 --dir runs", dir,
+  const Outcome o = run_attnlab("sweep " + kSpecs + "/bottleneck.json seed=0,1 lr=0.001,0 --dir runs", dir,
                                 dir.path.string());
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("2 of the sweep's 4 runs would be refused, so none is started"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find("run 1 (seed=0, lr=20): " + kSpecs + "/bottleneck.json: at /lr: 20 is not allowed"),
+  EXPECT_NE(o.err.find("run 1 (seed=0, lr=0): " + kSpecs + "/bottleneck.json: at /lr: 0 is not allowed"),
             std::string::npos)
       << o.err;
   EXPECT_FALSE(fs::exists(dir.path / "runs"));
