@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   cmake g++ make
   libcli11-dev nlohmann-json3-dev libfmt-dev
-  libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev libopenblas-serial-dev
+  libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev libopenblas-pthread-dev
   libgtest-dev libbenchmark-dev
   # running sweeps elsewhere: a one-node Slurm cluster in CI, GNU parallel
   slurm-wlm munge parallel

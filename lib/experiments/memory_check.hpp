@@ -9,8 +9,8 @@
 
 namespace attnlab::experiments {
 
-/// What OpenBLAS maps for each product running at once: Debian's serial
-/// build mallocs a 128 MiB buffer (BUFFER_SIZE) for a thread's first sgemm,
+/// What OpenBLAS maps for each product running at once: Debian's build
+/// mallocs a 128 MiB buffer (BUFFER_SIZE) for a thread's first sgemm,
 /// and retries for ever when it cannot (seen under `ulimit -v`). It touches
 /// only the part it packs into, so it costs address space, not memory.
 constexpr double kBlasBufferBytes = 128.0 * (1 << 20) + 64 * 1024;
