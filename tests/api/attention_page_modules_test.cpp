@@ -69,7 +69,10 @@ TEST(ScaledDotProductAttentionDoor, ThePagesExampleAndPyTorch) {
   EXPECT_EQ(shape_of(y), (std::vector<std::size_t>{1, 1}));
   EXPECT_NEAR(y(0, 0), 13.3024, 5e-5);
 
-  for (const auto& c : load_golden("nn/sdpa.json").at("cases")) {
+  // The golden is held by name: a range-for over load_golden(...).at(...)
+  // would iterate a temporary freed before the loop (AddressSanitizer).
+  const auto golden = load_golden("nn/sdpa.json");
+  for (const auto& c : golden.at("cases")) {
     if (c.at("shape_q").size() != 3) continue;
     SCOPED_TRACE(c.at("name").get<std::string>());
     const auto sq = c.at("shape_q").get<std::vector<std::size_t>>(), sk = c.at("shape_k").get<std::vector<std::size_t>>(),
@@ -441,7 +444,8 @@ TEST(EncoderDoor, ThePagesShapesAndAStreamOverPrefixes) {
 // ---- AdditiveAttention ------------------------------------------------------------------------
 
 TEST(AdditiveAttentionDoor, EqualsItsPyTorchTwin) {
-  for (const auto& c : load_golden("nn/additive_attention.json").at("cases")) {
+  const auto golden = load_golden("nn/additive_attention.json");  // held: see the sdpa test
+  for (const auto& c : golden.at("cases")) {
     const std::string name = c.at("name");
     SCOPED_TRACE(name);
     const int Dq = c.at("query_size"), Dk = c.at("key_size"), A = c.at("hidden_size");
