@@ -103,6 +103,22 @@ void* operator new(std::size_t n, std::align_val_t a) {
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
+// The nothrow forms too: left out, a sanitizer's own nothrow new (which
+// std::stable_sort's temporary buffer uses) would pair with our delete, and
+// ASan stops on the new/free mismatch.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  return counted(__real_malloc(n ? n : 1), n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  void* p = nullptr;
+  if (__real_posix_memalign(&p, std::max(sizeof(void*), static_cast<std::size_t>(a)), n ? n : 1) == 0)
+    return counted(p, n);
+  return nullptr;
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept {
+  return operator new(n, a, t);
+}
 void operator delete(void* p) noexcept { __wrap_free(p); }
 void operator delete[](void* p) noexcept { __wrap_free(p); }
 void operator delete(void* p, std::size_t) noexcept { __wrap_free(p); }
@@ -111,6 +127,10 @@ void operator delete(void* p, std::align_val_t) noexcept { __wrap_free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { __wrap_free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { __wrap_free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { __wrap_free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { __wrap_free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { __wrap_free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { __wrap_free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { __wrap_free(p); }
 
 namespace attnlab::testing {
 

@@ -39,8 +39,15 @@ void* operator new(std::size_t n) {
   if (void* p = __real_malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
+// The nothrow form too, so that under ASan every block our delete frees came
+// from a malloc (a sanitizer's own nothrow new would not).
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  ++g_allocations;
+  return __real_malloc(n ? n : 1);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace attnlab::testing {
 namespace {
