@@ -112,6 +112,18 @@ TEST_F(SpecErrors, ANumberBeyondDoubleInSetBlamesSet) {
   EXPECT_NE(o.err.find("attnlab: error: --set lr: 1e309 is out of range"), std::string::npos) << o.err;
 }
 
+// Fuzzing (tests/fuzz/regressions/set/number_out_of_range_before_a_syntax_error):
+// a value that overflows double before it stops being JSON is refused with
+// exit 2 like any other bad --set, never an uncaught exception.
+TEST_F(SpecErrors, SetValueOutOfRangeBeforeASyntaxErrorIsRefused) {
+  const std::string file = dir.write("spec.json", R"({"experiment": "positions"})");
+  const Outcome o = run_attnlab("run '" + file + "' --set 'variants=[\"none\",1e400\",ariants=[\"#0pn=100'", dir);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err.rfind("attnlab: error: ", 0), 0u) << o.err;
+  EXPECT_NE(o.err.find("variants"), std::string::npos) << o.err;
+}
+
 TEST_F(SpecErrors, DeeplyNestedValuesAreRefusedWithTheirPlace) {
   // 100000 levels once overflowed the stack while the error printed the value.
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');

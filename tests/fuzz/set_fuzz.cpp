@@ -1,6 +1,8 @@
 // libFuzzer target: the `--set KEY=VALUE` parser alone, one argument per
 // line of the input. It either returns an object with a value for each
-// KEY given (the last one wins) or refuses with CLI::ValidationError.
+// KEY given (the last one wins) or refuses with CLI::ValidationError (no
+// KEY=VALUE shape, not UTF-8) or spec::SpecError (a number beyond double's
+// range, nesting too deep), both of which main() turns into exit 2.
 #include <CLI/CLI.hpp>
 
 #include <cstddef>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "cli_common.hpp"
+#include "spec/validate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab;
@@ -27,6 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)value.dump();  // every value can be shown (and so written to a resolved spec)
     }
   } catch (const CLI::ValidationError&) {
+  } catch (const spec::SpecError&) {
   }
   return 0;
 }
