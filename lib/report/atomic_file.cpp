@@ -141,4 +141,22 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   }
 }
 
+int remove_leftover_temporaries(const std::string& path) noexcept {
+  const std::string base = fs::path(path).filename().string();
+  const std::string prefix = "." + base + ".";
+  constexpr std::size_t kSuffix = 12;  // random_suffix(): 6 bytes in hex
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder_of(path), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() != prefix.size() + kSuffix + 4 || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - 4, 4, ".tmp") != 0)
+      continue;
+    struct stat st;
+    if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(it->path().c_str()) == 0)
+      ++removed;
+  }
+  return removed;
+}
+
 }  // namespace attnlab::report

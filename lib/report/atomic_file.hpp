@@ -44,4 +44,11 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
 /// different paths (or the same one; the last rename wins) never collide.
 void write_file_atomically(const std::string& path, const std::string& content);
 
+/// Removes the temporaries (".NAME.XXXXXXXXXXXX.tmp", regular files only,
+/// links left alone) that write_file_atomically left beside `path` when its
+/// process was killed between creating and renaming one. Only for a folder
+/// the caller owns (a sweep's run folder, under its lock): another writer's
+/// temporary would be removed too. Returns how many were removed; never throws.
+int remove_leftover_temporaries(const std::string& path) noexcept;
+
 }  // namespace attnlab::report

@@ -162,6 +162,7 @@ int run_one(const fs::path& given, const std::string& attnlab) {
 
   const fs::path output = dir / ".output.json";  // attnlab run's -o file, folded into result.json
   fs::remove(output, ec);
+  report::remove_leftover_temporaries(output.string());  // of a child killed mid-write before (kill -9, a crash)
   const std::vector<std::string> argv = {attnlab, "run", spec_path.string(), "--format", "json",
                                          "-o",    output.string(), "--jobs", "1"};
   pid_t pid;
@@ -178,6 +179,9 @@ int run_one(const fs::path& given, const std::string& attnlab) {
   const bool stopped = interrupted() || exit.signal == SIGINT || exit.signal == SIGTERM;
   if (stopped) {  // not a result: the next sweep runs it again
     fs::remove(output, ec);
+    // A child stopped while writing -o leaves its temporary; the folder is
+    // this run's (locked), so nothing else can be writing one.
+    report::remove_leftover_temporaries(output.string());
     return 128 + (interrupted() ? interrupted() : exit.signal);
   }
   RunOutput out{exit, json::parse(slurp(output), nullptr, false), slurp(dir / kStderrFile)};

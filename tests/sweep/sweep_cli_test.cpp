@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "sweep_binary.hpp"
@@ -245,6 +246,27 @@ TEST(Sweep, AKindWithoutATableAggregatesTheNumbersOfItsData) {
   EXPECT_NE(lines[0].find("out_sum"), std::string::npos) << o.out;
   EXPECT_NE(lines[0].find("parameters"), std::string::npos) << o.out;
   EXPECT_NE(lines[1].find("12704 ± 0  2"), std::string::npos) << o.out;  // the parameters do not depend on the seed
+}
+
+TEST(RunOne, ClearsTheTemporaryOfAChildKilledWhileWritingItsOutput) {
+  // A child stopped between creating and renaming its -o temporary (a
+  // SIGTERM to the sweep under load once left one; kill -9 always would)
+  // leaves ".output.json.XXXXXXXXXXXX.tmp"; the next sweep removes it, and
+  // leaves a link of the same shape alone.
+  ScratchDir dir("run_one_leftover");
+  const std::string cmd = "sweep " + kSpecs + "/bottleneck.json seed=0 " + kSmall + " --dir runs";
+  ASSERT_EQ(run_attnlab(cmd + " --launcher commands", dir, dir.path.string()).exit_code, 0);
+  const fs::path run = run_folders(dir.path / "runs").at(0);
+  const fs::path leftover = run / "..output.json.0123456789ab.tmp";
+  const fs::path link = run / "..output.json.ba9876543210.tmp";
+  std::ofstream(leftover) << "{\"half";
+  fs::create_symlink(run / "spec.json", link);
+  const Outcome o = run_attnlab(cmd, dir, dir.path.string());
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_FALSE(fs::exists(leftover));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read_json(run / "result.json")["status"], "ok");
+  EXPECT_TRUE(fs::exists(run / "spec.json"));
 }
 
 TEST(RunOne, NeverOverwritesAFinishedRunAndRefusesAFolderThatIsNotARun) {
