@@ -39,6 +39,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch.utils.data import DataLoader, TensorDataset
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAD, BOS, EOS, FIRST_WORD = 0, 1, 2, 3
@@ -246,12 +247,11 @@ def train(model, cfg, train_set, seed, record=0):
     opt = torch.optim.AdamW(model.parameters(), lr=cfg['lr'])
     losses = []
     n = src.shape[0]
+    # fit()'s loader: DataLoader(shuffle=True) over the row indices draws its
+    # order from the global generator exactly as attnlab's shuffled_epoch_order
+    loader = DataLoader(TensorDataset(torch.arange(n)), batch_size=cfg['batch_size'], shuffle=True)
     for _ in range(cfg['epochs']):
-        # DataLoader(shuffle=True)'s RandomSampler: a private generator seeded from the global one
-        g = torch.Generator().manual_seed(int(torch.empty((), dtype=torch.int64).random_().item()))
-        order = torch.randperm(n, generator=g)
-        for first in range(0, n, cfg['batch_size']):
-            idx = order[first:first + cfg['batch_size']]
+        for (idx,) in loader:
             T = int(lengths[idx].max()) + 1  # the batch is cut to its longest sentence
             S = T - 1
             logits = decode_logits(model, src[idx, :S], lengths[idx], tgt_in[idx, :T], cfg['teacher_forcing'])
@@ -318,6 +318,41 @@ def generated_by(command):
     return f'scripts/translation_models.py {command} (torch {torch.__version__})'
 
 
+# The parity configuration: small enough that every weight and gradient fits
+# a small golden, with lengths that differ inside every batch.
+PARITY = dict(DEFAULTS, n_words=6, min_len=2, max_len=7, test_max_len=9, n_train=1600, n_val=64, embed=8,
+              hidden=12, attn=10, epochs=4, batch_size=64)
+
+
+def floats(t):
+    return [float(x) for x in t.detach().flatten().tolist()]
+
+
+def model_goldens(name):
+    cfg = PARITY
+    tr, _ = datasets(cfg)
+    model = make_model(name, cfg, 0)
+    init = {k: floats(v) for k, v in model.state_dict().items()}
+    shapes = {k: list(v.shape) for k, v in model.state_dict().items()}
+    # one batch: the first 8 training pairs, cut to their longest sentence
+    src, lengths, tgt_in, tgt_out = (x[:8] for x in tr)
+    S = int(lengths.max())
+    logits = decode_logits(model, src[:, :S], lengths, tgt_in[:, :S + 1])
+    loss = loss_of(logits, tgt_out[:, :S + 1])
+    model.zero_grad()
+    loss.backward()
+    grads = {k: floats(p.grad) for k, p in model.named_parameters()}
+    model = make_model(name, cfg, 0)
+    losses = train(model, cfg, tr, 0, record=100)
+    write_json(f'models/translation_{name}.json', {
+        '_generated_by': generated_by('goldens') + f'; PARITY config, model {name}, manual_seed(0)',
+        'config': {k: cfg[k] for k in ('n_words', 'min_len', 'max_len', 'n_train', 'embed', 'hidden', 'attn',
+                                      'epochs', 'lr', 'batch_size', 'data_seed')},
+        'parameter_names': list(init), 'shapes': shapes, 'init': init, 'grads': grads,
+        'batch': {'B': 8, 'S': S, 'logits': floats(logits), 'loss': float(loss)},
+        'losses': losses})
+
+
 def data_goldens():
     cases = []
     for task, n, lo, hi, words, seed in [('translation', 6, 3, 9, 10, 0), ('copy', 4, 1, 5, 7, 3),
@@ -344,6 +379,8 @@ def main():
         table(cfg, [int(s) for s in args.seeds.split(',')], args.models.split(','))
     else:
         data_goldens()
+        for name in args.models.split(','):
+            model_goldens(name)
 
 
 if __name__ == '__main__':

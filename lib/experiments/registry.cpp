@@ -23,7 +23,8 @@ const std::vector<Experiment>& all_experiments() {
   static const std::vector<Experiment> kinds = [] {
     std::vector<Experiment> v = {bottleneck_experiment(),       sqrt_d_experiment(), heads_experiment(),
                                  positions_experiment(),        block_experiment(),  rnn_vs_attention_experiment(),
-                                 attention_map_experiment(),    torch_mha_experiment(), attention_page_experiment()};
+                                 attention_map_experiment(),    torch_mha_experiment(), attention_page_experiment(),
+                                 translation_experiment()};
     for (auto& e : course_table_experiments()) v.push_back(std::move(e));
     std::stable_sort(v.begin(), v.end(),
                      [](const Experiment& a, const Experiment& b) { return a.course_order < b.course_order; });

@@ -1,7 +1,7 @@
 // The bidirectional GRU over rows of different lengths: the padding never
 // reaches a valid output, and central finite differences (double) for the
 // input and all eight parameter tensors. PyTorch parity (nn.GRU with
-// bidirectional=True on a packed batch) is in tests/models/translation_parity_test.cpp.
+// bidirectional=True on a packed batch) is in tests/training/translation_parity_test.cpp.
 #include <gtest/gtest.h>
 
 #include <numeric>

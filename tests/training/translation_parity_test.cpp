@@ -1,0 +1,99 @@
+// The translation experiment's encoder-decoders against their PyTorch twins
+// (scripts/translation_models.py goldens -> data/models/translation_<model>.json,
+// the PARITY configuration): parameter names, shapes and initial weights bit
+// for bit after manual_seed(0); one batch of sentences of different lengths
+// (so packing, key padding masks and ignore_index are all exercised): logits,
+// loss and every gradient within 1e-5; the first 100 training losses within 1e-4.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "data/translation.hpp"
+#include "models/seq2seq.hpp"
+#include "support/parity.hpp"
+#include "training/fit_translation.hpp"
+
+namespace attnlab::models {
+namespace {
+
+struct Case {
+  std::string name;
+  Seq2SeqKind kind;
+};
+
+class TranslationParity : public ::testing::TestWithParam<Case> {};
+
+Seq2SeqConfig config_of(const nlohmann::json& c, Seq2SeqKind kind) {
+  Seq2SeqConfig cfg;
+  cfg.kind = kind;
+  cfg.vocab = data::kFirstWord + c.at("n_words").get<int>();
+  cfg.embed = c.at("embed");
+  cfg.hidden = c.at("hidden");
+  cfg.attn = c.at("attn");
+  return cfg;
+}
+
+data::TranslationPairs train_set(const nlohmann::json& c) {
+  return data::make_translation(c.at("n_train"), c.at("min_len"), c.at("max_len"), data::TranslationTask::Translation,
+                                c.at("n_words"), c.at("data_seed").get<std::uint64_t>());
+}
+
+TEST_P(TranslationParity, InitLogitsLossAndGradients) {
+  const auto golden = testing::load_golden("models/translation_" + GetParam().name + ".json");
+  const auto& c = golden.at("config");
+  random::Generator init(0);
+  Seq2Seq model(config_of(c, GetParam().kind), init, 8, c.at("max_len"));
+  testing::expect_same_layout(model.params, golden);
+  testing::expect_init_bitwise(model.params, golden);
+
+  // the first 8 training pairs, cut to their longest sentence
+  const auto tr = train_set(c);
+  std::vector<std::int64_t> first8{0, 1, 2, 3, 4, 5, 6, 7};
+  training::PairBatch batch;
+  training::gather_pairs(batch, tr, first8.data(), 8);
+  ASSERT_EQ(batch.S, golden.at("batch").at("S").get<int>());
+  const Seq2SeqBatch view{batch.src.data(), batch.lengths.data(), batch.tgt_in.data(), batch.tgt_out.data(), 8,
+                          batch.S};
+  const int V = model.params.info()[0].shape[0], T = batch.S + 1;
+  std::vector<float> logits(static_cast<std::size_t>(8) * T * V);
+  model.logits(view, logits.data());
+  testing::expect_tensor_close("logits", logits.data(), testing::as_floats(golden.at("batch").at("logits")), 1e-5);
+  random::Generator g(0);
+  model.params.zero_grad();
+  const float loss = model.train_step(view, 1.0, g);
+  EXPECT_NEAR(loss, golden.at("batch").at("loss").get<double>(), 1e-5);
+  testing::expect_grads_close(model.params, golden, 1e-5);
+}
+
+TEST_P(TranslationParity, FirstHundredTrainingLosses) {
+  const auto golden = testing::load_golden("models/translation_" + GetParam().name + ".json");
+  const auto& c = golden.at("config");
+  random::Generator init(0);
+  Seq2Seq model(config_of(c, GetParam().kind), init, 64, c.at("max_len"));
+  const auto tr = train_set(c);
+  training::TranslationFitConfig fit;
+  fit.epochs = c.at("epochs");
+  fit.lr = c.at("lr");
+  fit.batch_size = c.at("batch_size");
+  fit.eval_batch_size = 64;
+  fit.record_losses = 100;
+  fit.buckets = {{1, 100}};
+  const auto want = golden.at("losses").get<std::vector<double>>();
+  ASSERT_EQ(want.size(), 100u);
+  const auto got = training::fit_translation<Seq2Seq, Seq2SeqBatch>(model, tr, tr, fit).losses;
+  ASSERT_EQ(got.size(), 100u);
+  double worst = 0;
+  for (std::size_t k = 0; k < 100; ++k) {
+    ASSERT_TRUE(std::isfinite(got[k])) << k;
+    worst = std::max(worst, std::abs(got[k] - want[k]));
+  }
+  EXPECT_LE(worst, 1e-4) << "first losses " << got[0] << " vs PyTorch " << want[0];
+  EXPECT_LT(got[99], got[0] * 0.8) << "training lowers the loss";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, TranslationParity,
+                         ::testing::Values(Case{"rnnenc", Seq2SeqKind::rnnenc}, Case{"dot", Seq2SeqKind::dot}),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace attnlab::models
