@@ -174,7 +174,7 @@ Experiment translation_experiment() {
   return {.name = "translation",
           .summary = "encoder-decoder with and without attention on toy translation: accuracy by sentence length, alignments",
           .course_order = 40,
-          .params = {{.name = "models", .type = Type::StringList, .default_value = {"rnnenc", "additive", "dot"},
+          .params = {{.name = "models", .type = Type::StringList, .default_value = {"rnnenc", "dot"},
                       .doc = "rows, in order: rnnenc (no attention), additive (Bahdanau), dot (Luong)",
                       .choices = {"rnnenc", "additive", "dot"}, .max_items = 8},
                      {.name = "task", .type = Type::String, .default_value = "translation",
