@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "data/translation.hpp"
+#include "nn/additive_attention.hpp"
 #include "nn/bidirectional_gru.hpp"
 #include "nn/dot_attention.hpp"
 #include "nn/embedding.hpp"
@@ -13,10 +14,6 @@
 #include "nn/linear.hpp"
 #include "nn/masked_cross_entropy.hpp"
 #include "nn/recurrent_common.hpp"
-#if __has_include("nn/additive_attention.hpp")
-#include "nn/additive_attention.hpp"
-#define ATTNLAB_HAS_ADDITIVE 1
-#endif
 
 namespace attnlab::models {
 
@@ -39,13 +36,57 @@ std::int32_t argmax(const float* row, int n) {
   return best;
 }
 
-#ifdef ATTNLAB_HAS_ADDITIVE
 nn::AdditiveDims additive_dims(int B, int S, int H, int A) {
   return {.B = B, .T = 1, .S = S, .Dq = H, .Dk = 2 * H, .A = A, .Dv = 2 * H};
 }
-#endif
 
 }  // namespace
+
+std::size_t Seq2Seq::parameter_count(const Seq2SeqConfig& cfg) {
+  const std::size_t V = sz(cfg.vocab), E = sz(cfg.embed), H = sz(cfg.hidden), A = sz(cfg.attn), G = 3 * H;
+  const bool bi = cfg.kind != Seq2SeqKind::rnnenc;
+  const std::size_t dec_in = cfg.kind == Seq2SeqKind::additive ? E + 2 * H : E, feat = bi ? 3 * H : H;
+  std::size_t n = 2 * V * E + (bi ? 2 : 1) * (G * E + G * H + 2 * G);  // embeddings, encoder
+  if (bi) n += H * H + H;                                               // init
+  if (cfg.kind == Seq2SeqKind::additive) n += A * H + A * 2 * H + A;    // W_a, U_a, v_a
+  if (cfg.kind == Seq2SeqKind::dot) n += 2 * H * H;                     // W_a
+  return n + G * dec_in + G * H + 2 * G + V * feat + V;                 // decoder cell, output layer
+}
+
+std::size_t Seq2Seq::memory_bytes(const Seq2SeqConfig& cfg, int max_batch, int max_src) {
+  const std::size_t V = sz(cfg.vocab), E = sz(cfg.embed), H = sz(cfg.hidden), A = sz(cfg.attn);
+  const bool bi = cfg.kind != Seq2SeqKind::rnnenc;
+  const std::size_t enc_w = bi ? 2 * H : H, dec_in = cfg.kind == Seq2SeqKind::additive ? E + 2 * H : E,
+                    feat = bi ? 3 * H : H;
+  const std::size_t Bm = sz(max_batch), S = sz(max_src), T = S + 1, BS = Bm * S;
+  std::size_t scratch = S;
+  if (cfg.kind == Seq2SeqKind::additive) {
+    const nn::AdditiveDims d = {.B = max_batch, .T = 1, .S = max_src, .Dq = cfg.hidden, .Dk = 2 * cfg.hidden,
+                                .A = cfg.attn, .Dv = 2 * cfg.hidden};
+    scratch = std::max({scratch, nn::additive_forward_scratch_size(d), nn::additive_backward_scratch_size(d)});
+  }
+  const std::size_t floats =
+      2 * parameter_count(cfg)                                   // values and gradients
+      + 2 * BS * E + 2 * BS * enc_w                              // x_src, d_x_src, enc_out, d_enc_out
+      + (bi ? nn::bigru_cache_size(max_batch, max_src, cfg.embed, cfg.hidden)
+            : nn::gru_cache_size(max_batch, max_src, cfg.hidden)) +
+      (bi ? nn::bigru_scratch_size(max_batch, max_src, cfg.embed, cfg.hidden)
+          : nn::gru_scratch_size(max_batch, max_src, cfg.hidden)) +
+      2 * BS * A + 3 * Bm * H + 2 * (T + 1) * Bm * H + T * Bm * E + Bm * E + T * Bm * dec_in + Bm * dec_in +
+      T * nn::gru_cell_cache_size(max_batch, cfg.hidden) + nn::gru_cell_scratch_size(max_batch, cfg.hidden) +
+      2 * T * Bm * 2 * H + T * Bm * S + 2 * Bm * 2 * H + T * Bm * feat + Bm * feat + 3 * T * Bm * V + scratch;
+  return floats * sizeof(float) + BS + 2 * T * Bm * sizeof(std::int32_t);  // + pad_, ids_, labels_
+}
+
+std::size_t Seq2Seq::buffer_bytes() const {
+  std::size_t f = 2 * params.count();
+  for (const auto* v : {&x_src_, &enc_out_, &enc_cache_, &pk_, &init_in_, &init_pre_, &s_, &e_, &dec_x_,
+                        &cell_cache_, &ctx_, &w_, &q_, &feat_buf_, &logits_, &probs_, &attn_scratch_, &d_x_src_,
+                        &d_enc_out_, &enc_scratch_, &d_pk_, &d_init_, &dS_, &d_dec_x_, &de_, &dfeat_, &dctx_,
+                        &dq_, &dlogits_, &cell_scratch_})
+    f += v->size();
+  return f * sizeof(float) + pad_.size() + (ids_.size() + labels_.size()) * sizeof(std::int32_t);
+}
 
 Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, random::Generator& init, int max_batch, int max_src)
     : cfg_(cfg), max_batch_(max_batch), max_src_(max_src) {
@@ -54,10 +95,6 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, random::Generator& init, int max_batc
   if (V < data::kFirstWord + 1 || A < 1)
     throw std::invalid_argument("Seq2Seq: needs vocab > 3 and attn >= 1, got vocab=" + std::to_string(V) +
                                 " attn=" + std::to_string(A));
-#ifndef ATTNLAB_HAS_ADDITIVE
-  if (cfg.kind == Seq2SeqKind::additive)
-    throw std::invalid_argument("Seq2Seq: the additive model needs nn/additive_attention (issue 12)");
-#endif
   const bool bi = cfg.kind != Seq2SeqKind::rnnenc;
   enc_width_ = bi ? 2 * H : H;
   dec_in_ = cfg.kind == Seq2SeqKind::additive ? E + 2 * H : E;
@@ -142,12 +179,10 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, random::Generator& init, int max_batc
   ids_.resize(T * Bm);
   labels_.resize(T * Bm);
   std::size_t scratch = S;
-#ifdef ATTNLAB_HAS_ADDITIVE
   if (cfg.kind == Seq2SeqKind::additive) {
     const nn::AdditiveDims d = additive_dims(max_batch, max_src, H, A);
     scratch = std::max({scratch, nn::additive_forward_scratch_size(d), nn::additive_backward_scratch_size(d)});
   }
-#endif
   attn_scratch_.resize(scratch);
 }
 
@@ -183,10 +218,8 @@ void Seq2Seq::encode(const std::int32_t* src, const std::int32_t* lengths, int B
   for (int b = 0; b < B; ++b) std::copy_n(enc_out_.data() + sz(b) * S * 2 * H + H, H, init_in_.data() + sz(b) * H);
   nn::linear_forward(init_pre_.data(), init_in_.data(), params.value(init_w_), params.value(init_b_), B, H, H);
   for (std::size_t k = 0; k < sz(B) * H; ++k) s0[k] = std::tanh(init_pre_[k]);
-#ifdef ATTNLAB_HAS_ADDITIVE
   if (cfg_.kind == Seq2SeqKind::additive)  // U_a h_j, once per sentence (App. A.1.2)
     nn::additive_project_keys(pk_.data(), enc_out_.data(), params.value(U_a_), B * S, 2 * H, cfg_.attn);
-#endif
 }
 
 void Seq2Seq::step(int i, int B, int S) {
@@ -209,11 +242,9 @@ void Seq2Seq::step(int i, int B, int S) {
       std::copy_n(s_next, BH, feat);
       break;
     case Seq2SeqKind::additive:
-#ifdef ATTNLAB_HAS_ADDITIVE
       // c_i from the previous state s_{i-1} (here s_prev), then x = [e; c]
       nn::additive_attention_forward(ctx, w, attn_scratch_.data(), s_prev, pk_.data(), enc_out_.data(), pad_.data(),
                                      params.value(W_a_), params.value(v_a_), additive_dims(B, S, H, cfg_.attn));
-#endif
       for (int b = 0; b < B; ++b) {
         std::copy_n(e + sz(b) * E, E, x + sz(b) * dec_in_);
         std::copy_n(ctx + sz(b) * H2, H2, x + sz(b) * dec_in_ + E);
@@ -294,12 +325,10 @@ void Seq2Seq::backward(const std::int32_t* src, const std::int32_t* lengths, int
           std::copy_n(dx, E, de_.data() + sz(b) * E);
           for (int k = 0; k < H2; ++k) dctx_[sz(b) * H2 + k] += dx[E + k];
         }
-#ifdef ATTNLAB_HAS_ADDITIVE
         nn::additive_attention_backward(dS_prev, d_pk_.data(), d_enc_out_.data(), params.grad(W_a_),
                                         params.grad(v_a_), attn_scratch_.data(), dctx_.data(),
                                         static_cast<const float*>(nullptr), s_prev, pk_.data(), enc_out_.data(), w,
                                         params.value(W_a_), params.value(v_a_), additive_dims(B, S, H, cfg_.attn));
-#endif
         break;
       }
       case Seq2SeqKind::dot: {
@@ -335,11 +364,9 @@ void Seq2Seq::backward(const std::int32_t* src, const std::int32_t* lengths, int
                         params.value(init_w_), B, H, H);
     for (int b = 0; b < B; ++b)
       for (int k = 0; k < H; ++k) d_enc_out_[sz(b) * S * H2 + H + k] += dfeat_[sz(b) * H + k];
-#ifdef ATTNLAB_HAS_ADDITIVE
     if (cfg_.kind == Seq2SeqKind::additive)
       nn::additive_project_keys_backward(d_enc_out_.data(), params.grad(U_a_), d_pk_.data(), enc_out_.data(),
                                          params.value(U_a_), B * S, H2, cfg_.attn);
-#endif
     const nn::BiGruWeights<float> w{params.value(enc_[0]), params.value(enc_[1]), params.value(enc_[2]),
                                     params.value(enc_[3]), params.value(enc_[4]), params.value(enc_[5]),
                                     params.value(enc_[6]), params.value(enc_[7])};

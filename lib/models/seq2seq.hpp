@@ -61,6 +61,14 @@ class Seq2Seq {
 
   nn::Parameters params;
 
+  /// params.count() of a model built with `cfg`, without building it.
+  static std::size_t parameter_count(const Seq2SeqConfig& cfg);
+  /// Bytes the constructor allocates: parameters with their gradients and
+  /// every forward and backward buffer, for sizing a run before it starts.
+  static std::size_t memory_bytes(const Seq2SeqConfig& cfg, int max_batch, int max_src);
+  /// Bytes this model's buffers hold (what memory_bytes predicts).
+  std::size_t buffer_bytes() const;
+
   /// Forward with teacher forcing (ratio 1: the reference's previous word at
   /// every step; below 1 each step after the first draws one uniform from
   /// `g` and feeds the model's own argmax when it is >= ratio, as the twin's

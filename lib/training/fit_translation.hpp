@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <cstdint>
 #include <vector>
@@ -31,13 +33,18 @@ struct TranslationFitConfig {
   int record_losses = 0;
   std::vector<std::array<int, 2>> buckets;  // inclusive source-length ranges
   int alignment_row = 0;                     // the validation sentence whose alignment is kept
+  /// As FitConfig::on_step: after every step and once at the end, on the
+  /// training thread; cheap and never throwing. Empty: nothing is reported.
+  std::function<void(const FitProgress&)> on_step;
 };
 
-struct TranslationFitResult {
-  std::vector<double> bucket_accuracy;  // exact-sentence accuracy per bucket (NaN: empty bucket)
+/// fit()'s record (accuracy = exact-sentence accuracy over the whole
+/// validation set, NaN when diverged; losses, first_loss, epochs, diverged,
+/// seconds), so that a translation row reports as every trained row does
+/// (experiments/trained_rows.hpp), plus the figures by source length.
+struct TranslationFitResult : FitResult {
+  std::vector<double> bucket_accuracy;  // exact-sentence accuracy per bucket (NaN: empty bucket or diverged)
   std::vector<int> bucket_count;
-  std::vector<float> losses;
-  double seconds = 0.0;
   std::vector<std::int32_t> alignment_pred;  // (L + 1) greedy output of alignment_row
   std::vector<float> alignment;              // (L + 1, L) its weights, when the model has any
 };
@@ -65,27 +72,57 @@ TranslationFitResult fit_translation(Model& model, const data::TranslationPairs&
   TranslationFitResult result;
   result.losses.reserve(cfg.record_losses);
   PairBatch batch;
-  for (int epoch = 0; epoch < cfg.epochs; ++epoch) {
+  result.epochs.reserve(cfg.epochs);
+  const int steps = (train.n + cfg.batch_size - 1) / cfg.batch_size;
+  FitProgress at{0, cfg.epochs, 0, steps, 0.0f, false};
+  struct Done {  // whatever ends training, the observer hears it once (as fit())
+    const TranslationFitConfig& cfg;
+    FitProgress& at;
+    ~Done() {
+      at.done = true;
+      if (cfg.on_step) cfg.on_step(at);
+    }
+  } done{cfg, at};
+  for (int epoch = 0; epoch < cfg.epochs && !result.diverged; ++epoch) {
     const std::vector<std::int64_t> order = data::shuffled_epoch_order(g, train.n);
-    for (int first = 0; first < train.n; first += cfg.batch_size) {
+    double loss_sum = 0;
+    at.epoch = epoch + 1;
+    for (int first = 0, step = 1; first < train.n; first += cfg.batch_size, ++step) {
       gather_pairs(batch, train, order.data() + first, std::min(cfg.batch_size, train.n - first));
       model.params.zero_grad();
       const BatchView view{batch.src.data(), batch.lengths.data(), batch.tgt_in.data(), batch.tgt_out.data(),
                            batch.B, batch.S};
       const float loss = model.train_step(view, cfg.teacher_forcing, g);
       if (static_cast<int>(result.losses.size()) < cfg.record_losses) result.losses.push_back(loss);
+      if (epoch == 0 && step == 1) result.first_loss = loss;
+      at.step = step;
+      at.loss = loss;
+      if (!std::isfinite(loss)) {  // stop before the optimiser step, as fit()
+        result.diverged = Divergence{epoch + 1, step, loss};
+        break;
+      }
+      loss_sum += loss;
+      if (cfg.on_step) cfg.on_step(at);
       optim::clip_grad_norm(model.params.grads().data(), model.params.count(), cfg.max_norm);
       opt.step(model.params.values().data(), model.params.grads().data());
     }
+    if (!result.diverged) result.epochs.push_back({loss_sum / steps});
   }
-  // greedy decoding of the validation set, in order, for max_len + 1 steps
-  const int steps = val.max_len + 1;
+  if (result.diverged) {
+    result.bucket_accuracy.assign(cfg.buckets.size(), std::numeric_limits<double>::quiet_NaN());
+    result.bucket_count.assign(cfg.buckets.size(), 0);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+  // greedy decoding of the validation set, in order, for each batch's longest sentence + 1 steps
+  const int max_steps = val.max_len + 1;
   std::vector<int> right(cfg.buckets.size(), 0);
+  long all_right = 0;  // every sentence, whatever its bucket
   result.bucket_count.assign(cfg.buckets.size(), 0);
   std::vector<std::int64_t> order(val.n);
   for (int i = 0; i < val.n; ++i) order[i] = i;
-  std::vector<std::int32_t> pred(static_cast<std::size_t>(cfg.eval_batch_size) * steps);
-  std::vector<float> weights(static_cast<std::size_t>(cfg.eval_batch_size) * steps * val.max_len);
+  std::vector<std::int32_t> pred(static_cast<std::size_t>(cfg.eval_batch_size) * max_steps);
+  std::vector<float> weights(static_cast<std::size_t>(cfg.eval_batch_size) * max_steps * val.max_len);
   for (int first = 0; first < val.n; first += cfg.eval_batch_size) {
     const int b = std::min(cfg.eval_batch_size, val.n - first);
     gather_pairs(batch, val, order.data() + first, b);
@@ -95,6 +132,7 @@ TranslationFitResult fit_translation(Model& model, const data::TranslationPairs&
       const int L = batch.lengths[r];
       const bool ok = exact_sentence(pred.data() + static_cast<std::size_t>(r) * T,
                                      batch.tgt_out.data() + static_cast<std::size_t>(r) * T, L);
+      all_right += ok ? 1 : 0;
       for (std::size_t k = 0; k < cfg.buckets.size(); ++k)
         if (L >= cfg.buckets[k][0] && L <= cfg.buckets[k][1]) {
           ++result.bucket_count[k];
@@ -110,7 +148,7 @@ TranslationFitResult fit_translation(Model& model, const data::TranslationPairs&
       }
     }
   }
-  (void)steps;
+  result.accuracy = static_cast<double>(all_right) / val.n;
   for (std::size_t k = 0; k < cfg.buckets.size(); ++k)
     result.bucket_accuracy.push_back(result.bucket_count[k] ? static_cast<double>(right[k]) / result.bucket_count[k]
                                                             : std::numeric_limits<double>::quiet_NaN());
