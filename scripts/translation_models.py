@@ -23,7 +23,8 @@ four models in PyTorch so that attnlab's C++ can be held to them:
 Token ids: 0 PAD, 1 BOS, 2 EOS, 3.. the words (source and target share ids).
 
 Usage:
-    /usr/bin/python3 scripts/translation_models.py table [--seeds 0,1,2]
+    /usr/bin/python3 scripts/translation_models.py table [--seeds 0,1,2]   # print only
+    /usr/bin/python3 scripts/translation_models.py seeds --seeds 0,1,2     # data/models/translation_torch_seeds.json
     /usr/bin/python3 scripts/translation_models.py goldens     # data/models/translation_*.json
 
 Needs Debian's python3-torch (1.13); attnlab and its tests never import this.
@@ -47,7 +48,7 @@ PAD, BOS, EOS, FIRST_WORD = 0, 1, 2, 3
 # The default experiment; experiments/translation.json holds the same values.
 DEFAULTS = dict(task='translation', n_words=10, min_len=4, max_len=16, test_max_len=20,
                 buckets=[[4, 7], [8, 10], [11, 13], [14, 16], [17, 20]],
-                n_train=6000, n_val=1000, data_seed=0, embed=32, hidden=64, attn=64,
+                n_train=6000, n_val=1000, data_seed=0, embed=32, hidden=64, attn=64, d_model=64, n_heads=4, n_layers=2,
                 epochs=8, lr=3e-3, batch_size=64, max_norm=1.0, teacher_forcing=1.0)
 
 
@@ -188,21 +189,95 @@ class DotProduct(nn.Module):
         return self.out(torch.cat([state['s'], c], 1)), w
 
 
+class Block(nn.Module):
+    """The course's pre-norm AttentionBlock (day 7, 17_block.py) without
+    dropout: x + MHA(LN1(x)), then + Linear(GELU(Linear(LN2(x))))."""
+
+    def __init__(self, width, heads, ff):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(width)
+        self.attn = nn.MultiheadAttention(width, heads, batch_first=True)
+        self.norm2 = nn.LayerNorm(width)
+        self.ff = nn.Sequential(nn.Linear(width, ff), nn.GELU(), nn.Linear(ff, width))
+
+    def forward(self, x, key_padding_mask=None, attn_mask=None):
+        h = self.norm1(x)
+        a, _ = self.attn(h, h, h, key_padding_mask=key_padding_mask, attn_mask=attn_mask, need_weights=False)
+        x = x + a
+        return x + self.ff(self.norm2(x))
+
+
+class DecoderLayer(nn.Module):
+    """The library's block with a causal mask, then a pre-norm cross-attention
+    sublayer over the encoder's memory (T != S, source padding blocked)."""
+
+    def __init__(self, width, heads, ff):
+        super().__init__()
+        self.block = Block(width, heads, ff)
+        self.cross_norm = nn.LayerNorm(width)
+        self.cross = nn.MultiheadAttention(width, heads, batch_first=True)
+
+    def forward(self, y, memory, src_mask, need_weights=False):
+        T = y.shape[1]
+        u = self.block(y, attn_mask=torch.triu(torch.ones(T, T, dtype=torch.bool), 1))
+        a, w = self.cross(self.cross_norm(u), memory, memory, key_padding_mask=src_mask, need_weights=need_weights)
+        return u + a, w
+
+
+class Transformer(nn.Module):
+    """Encoder-decoder of pre-norm blocks with learned positions (P rows each)."""
+
+    def __init__(self, vocab, d_model, n_heads, n_layers, positions):
+        super().__init__()
+        ff = 4 * d_model
+        self.src_emb = nn.Embedding(vocab, d_model)
+        self.src_pos = nn.Embedding(positions, d_model)
+        self.encoder = nn.ModuleList([Block(d_model, n_heads, ff) for _ in range(n_layers)])
+        self.enc_norm = nn.LayerNorm(d_model)
+        self.tgt_emb = nn.Embedding(vocab, d_model)
+        self.tgt_pos = nn.Embedding(positions, d_model)
+        self.decoder = nn.ModuleList([DecoderLayer(d_model, n_heads, ff) for _ in range(n_layers)])
+        self.dec_norm = nn.LayerNorm(d_model)
+        self.out = nn.Linear(d_model, vocab)
+
+    def encode(self, src):
+        mask = key_padding(src)
+        x = self.src_emb(src) + self.src_pos(torch.arange(src.shape[1]))
+        for blk in self.encoder:
+            x = blk(x, key_padding_mask=mask)
+        return self.enc_norm(x), mask
+
+    def decode(self, memory, mask, ids, need_weights=False):
+        y = self.tgt_emb(ids) + self.tgt_pos(torch.arange(ids.shape[1]))
+        w = None
+        for k, layer in enumerate(self.decoder):
+            y, w = layer(y, memory, mask, need_weights and k + 1 == len(self.decoder))
+        return self.out(self.dec_norm(y)), w
+
+
 # The spec's names for the rows, their classes and the labels printed.
-MODELS = {'rnnenc': EncoderDecoder, 'additive': Additive, 'dot': DotProduct}
+MODELS = {'rnnenc': EncoderDecoder, 'additive': Additive, 'dot': DotProduct, 'transformer': Transformer}
 LABELS = {'rnnenc': 'encoder-decoder, no attention', 'additive': 'additive attention (Bahdanau)',
           'dot': 'dot-product attention (Luong)', 'transformer': 'transformer'}
 
 
 def make_model(name, cfg, seed):
     torch.manual_seed(seed)
+    if name == 'transformer':
+        return Transformer(cfg['n_words'] + FIRST_WORD, cfg['d_model'], cfg['n_heads'], cfg['n_layers'],
+                           cfg['test_max_len'] + 1)
     return MODELS[name](cfg['n_words'] + FIRST_WORD, cfg['embed'], cfg['hidden'], cfg['attn'])
 
 
 def decode_logits(model, src, lengths, tgt_in, teacher_forcing=1.0):
     """Logits (B, T, V) with the reference's previous word fed at each step
     (teacher forcing); with ratio < 1 each step draws torch.rand(1) on the
-    global generator and feeds the model's own argmax when it is >= ratio."""
+    global generator and feeds the model's own argmax when it is >= ratio.
+    The transformer reads the whole reference at once (ratio 1 only)."""
+    if isinstance(model, Transformer):
+        assert teacher_forcing >= 1.0, 'the transformer trains with teacher forcing 1 only'
+        memory, mask = model.encode(src)
+        return model.decode(memory, mask, tgt_in)[0]
     state = model.start(src, lengths)
     outs, y_prev = [], tgt_in[:, 0]
     for t in range(tgt_in.shape[1]):
@@ -223,7 +298,15 @@ def loss_of(logits, tgt_out):
 @torch.no_grad()
 def greedy(model, src, lengths, steps):
     """Greedy decoding for `steps` steps from BOS: (B, steps) predictions and
-    the (B, steps, S) attention weights (None for the model without attention)."""
+    the (B, steps, S) attention weights (None for the model without attention;
+    the transformer's: its last layer's cross-attention, mean over heads)."""
+    if isinstance(model, Transformer):
+        memory, mask = model.encode(src)
+        ids = torch.full((src.shape[0], 1), BOS, dtype=torch.int64)
+        for t in range(steps):  # the whole prefix again at each step (causal: earlier rows unchanged)
+            logits, w = model.decode(memory, mask, ids, need_weights=t + 1 == steps)
+            ids = torch.cat([ids, logits[:, -1].argmax(1, keepdim=True)], 1)
+        return ids[:, 1:], w
     state = model.start(src, lengths)
     y = torch.full((src.shape[0],), BOS, dtype=torch.int64)
     preds, weights = [], []
@@ -300,8 +383,24 @@ def table(cfg, seeds, names):
             params = sum(p.numel() for p in model.parameters())
             print(f'{LABELS[name]:32}{params:8d}' + ''.join(f'{a:8.3f}' for a in accs) + f'{dt:7.0f}s  seed {seed}',
                   flush=True)
-            rows.append({'model': name, 'seed': seed, 'params': params, 'accuracy': accs})
+            rows.append({'model': name, 'label': LABELS[name], 'seed': seed, 'params': params, 'accuracy': accs,
+                         'seconds': round(dt, 1)})
     return rows
+
+
+def seeds_table(cfg, seeds, names):
+    """PyTorch's table on each seed, committed as data/models/translation_torch_seeds.json:
+    attnlab's seed-0 rows must sit inside its spread (tests/experiments)."""
+    rows = table(cfg, seeds, names)
+    spread = {}
+    for name in names:
+        accs = [r['accuracy'] for r in rows if r['model'] == name]
+        spread[name] = {'min': [min(a[k] for a in accs) for k in range(len(cfg['buckets']))],
+                        'max': [max(a[k] for a in accs) for k in range(len(cfg['buckets']))]}
+    write_json('models/translation_torch_seeds.json', {
+        '_generated_by': generated_by('seeds --seeds ' + ','.join(map(str, seeds))) +
+        '; the default experiment (experiments/translation.json), torch.set_num_threads(1)',
+        'config': cfg, 'seeds': seeds, 'rows': rows, 'spread': spread})
 
 
 def write_json(rel, obj):
@@ -321,7 +420,7 @@ def generated_by(command):
 # The parity configuration: small enough that every weight and gradient fits
 # a small golden, with lengths that differ inside every batch.
 PARITY = dict(DEFAULTS, n_words=6, min_len=2, max_len=7, test_max_len=9, n_train=1600, n_val=64, embed=8,
-              hidden=12, attn=10, epochs=4, batch_size=64)
+              hidden=12, attn=10, d_model=8, n_heads=2, n_layers=2, epochs=4, batch_size=64)
 
 
 def floats(t):
@@ -346,8 +445,9 @@ def model_goldens(name):
     losses = train(model, cfg, tr, 0, record=100)
     write_json(f'models/translation_{name}.json', {
         '_generated_by': generated_by('goldens') + f'; PARITY config, model {name}, manual_seed(0)',
-        'config': {k: cfg[k] for k in ('n_words', 'min_len', 'max_len', 'n_train', 'embed', 'hidden', 'attn',
-                                      'epochs', 'lr', 'batch_size', 'data_seed')},
+        'config': {k: cfg[k] for k in ('n_words', 'min_len', 'max_len', 'test_max_len', 'n_train', 'embed', 'hidden',
+                                      'attn', 'd_model', 'n_heads', 'n_layers', 'epochs', 'lr', 'batch_size',
+                                      'data_seed')},
         'parameter_names': list(init), 'shapes': shapes, 'init': init, 'grads': grads,
         'batch': {'B': 8, 'S': S, 'logits': floats(logits), 'loss': float(loss)},
         'losses': losses})
@@ -366,7 +466,7 @@ def data_goldens():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('what', choices=['table', 'goldens'])
+    ap.add_argument('what', choices=['table', 'seeds', 'goldens'])
     ap.add_argument('--seeds', default='0')
     ap.add_argument('--models', default=','.join(MODELS))
     ap.add_argument('--set', action='append', default=[], help='key=value over the defaults (JSON values)')
@@ -377,6 +477,8 @@ def main():
         cfg[k] = json.loads(v)
     if args.what == 'table':
         table(cfg, [int(s) for s in args.seeds.split(',')], args.models.split(','))
+    elif args.what == 'seeds':
+        seeds_table(cfg, [int(s) for s in args.seeds.split(',')], args.models.split(','))
     else:
         data_goldens()
         for name in args.models.split(','):

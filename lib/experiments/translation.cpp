@@ -8,14 +8,18 @@
 // The PyTorch twin is scripts/translation_models.py.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "data/translation.hpp"
 #include "experiments/kinds.hpp"
 #include "models/seq2seq.hpp"
+#include "models/transformer_seq2seq.hpp"
 #include "report/text.hpp"
 #include "spec/spec_error.hpp"
 #include "training/fit_translation.hpp"
+#include "experiments/trained_rows.hpp"
+#include "experiments/training_params.hpp"
 #include "training/parallel.hpp"
 
 namespace attnlab::experiments {
@@ -26,6 +30,7 @@ std::string label_of(const std::string& model) {
   if (model == "rnnenc") return "encoder-decoder, no attention";
   if (model == "additive") return "additive attention (Bahdanau)";
   if (model == "dot") return "dot-product attention (Luong)";
+  if (model == "transformer") return "transformer";
   return model;
 }
 
@@ -58,6 +63,51 @@ std::string alignment_text(const std::string& title, const std::int32_t* src, in
   return t;
 }
 
+models::TransformerSeq2SeqConfig transformer_config(const nlohmann::json& spec) {
+  models::TransformerSeq2SeqConfig cfg;
+  cfg.vocab = data::kFirstWord + spec.at("n_words").get<int>();
+  cfg.d_model = spec.at("d_model");
+  cfg.n_heads = spec.at("n_heads");
+  cfg.ff = 4 * cfg.d_model;
+  cfg.n_layers = spec.at("n_layers");
+  cfg.positions = spec.at("test_max_len").get<int>() + 1;
+  return cfg;
+}
+
+models::Seq2SeqConfig model_config(const nlohmann::json& spec, const std::string& model) {
+  models::Seq2SeqConfig cfg;
+  cfg.kind = models::seq2seq_kind_from_name(model);
+  cfg.vocab = data::kFirstWord + spec.at("n_words").get<int>();
+  cfg.embed = spec.at("embed");
+  cfg.hidden = spec.at("hidden_size");
+  cfg.attn = spec.at("attn_size");
+  return cfg;
+}
+
+training::TranslationFitConfig fit_config_of(const nlohmann::json& spec) {
+  training::TranslationFitConfig fit;
+  fit.epochs = spec.at("epochs");
+  fit.lr = spec.at("lr");
+  fit.batch_size = spec.at("batch_size");
+  fit.teacher_forcing = spec.at("teacher_forcing");
+  fit.seed = spec.at("seed").get<std::uint64_t>();
+  fit.buckets = buckets_of(spec);
+  fit.alignment_row = spec.at("alignment_sentence");
+  return fit;
+}
+
+// The batch capacity of the models: a training batch or an evaluation batch,
+// never more rows than the data hold.
+int capacity_of(const nlohmann::json& spec, const training::TranslationFitConfig& fit) {
+  return std::max(std::min(fit.batch_size, spec.at("n_train").get<int>()),
+                  std::min(fit.eval_batch_size, spec.at("n_val").get<int>()));
+}
+
+// Measured cost order, for scheduling the rows on --jobs threads.
+double cost_of(const std::string& model) {
+  return model == "transformer" ? 4.0 : model == "additive" ? 3.0 : model == "dot" ? 2.0 : 1.0;
+}
+
 struct Outcome {
   std::size_t params = 0;
   training::TranslationFitResult fit;
@@ -71,32 +121,28 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   const auto train = data::make_translation(spec.at("n_train"), min_len, max_len, task, n_words, data_seed);
   const auto val = data::make_translation(spec.at("n_val"), min_len, test_max_len, task, n_words, data_seed + 1);
   const auto models = spec.at("models").get<std::vector<std::string>>();
-  training::TranslationFitConfig fit;
-  fit.epochs = spec.at("epochs");
-  fit.lr = spec.at("lr");
-  fit.batch_size = spec.at("batch_size");
-  fit.teacher_forcing = spec.at("teacher_forcing");
-  fit.seed = spec.at("seed").get<std::uint64_t>();
-  fit.buckets = buckets_of(spec);
-  fit.alignment_row = spec.at("alignment_sentence");
-  const int capacity = std::max(fit.batch_size, fit.eval_batch_size);
+  const training::TranslationFitConfig fit = fit_config_of(spec);
+  const int capacity = capacity_of(spec, fit);
   std::vector<Outcome> out(models.size());
-  // Measured cost order: additive > dot > rnnenc per step.
   std::vector<double> cost;
-  for (const auto& m : models) cost.push_back(m == "additive" ? 3.0 : m == "dot" ? 2.0 : 1.0);
+  for (const auto& m : models) cost.push_back(cost_of(m));
   training::run_parallel(static_cast<int>(models.size()), ctx.jobs, [&](int i) {
     random::Generator init(fit.seed);  // torch.manual_seed(seed); model = Model(...)
-    models::Seq2SeqConfig cfg;
-    cfg.kind = models::seq2seq_kind_from_name(models[i]);
-    cfg.vocab = train.vocab();
-    cfg.embed = spec.at("embed");
-    cfg.hidden = spec.at("hidden_size");
-    cfg.attn = spec.at("attn_size");
-    models::Seq2Seq model(cfg, init, capacity, test_max_len);
-    out[i].params = model.params.count();
-    out[i].fit = training::fit_translation<models::Seq2Seq, models::Seq2SeqBatch>(model, train, val, fit);
-    if (ctx.progress)
-      ctx.progress(fmt::format("translation: {} done in {:.1f} s", label_of(models[i]), out[i].fit.seconds));
+    training::TranslationFitConfig row_fit = fit;
+    const std::string label = label_of(models[i]);
+    if (ctx.row_progress) row_fit.on_step = ctx.row_progress("translation: " + label);
+    if (models[i] == "transformer") {
+      models::TransformerSeq2Seq model(transformer_config(spec), init, capacity, test_max_len);
+      out[i].params = model.params.count();
+      out[i].fit =
+          training::fit_translation<models::TransformerSeq2Seq, models::Seq2SeqBatch>(model, train, val, row_fit);
+    } else {
+      models::Seq2Seq model(model_config(spec, models[i]), init, capacity, test_max_len);
+      out[i].params = model.params.count();
+      out[i].fit = training::fit_translation<models::Seq2Seq, models::Seq2SeqBatch>(model, train, val, row_fit);
+    }
+    report_training(ctx, "translation", label, out[i].fit);
+    if (ctx.progress) ctx.progress(fmt::format("translation: {} done in {:.1f} s", label, out[i].fit.seconds));
   }, cost);
 
   Report r;
@@ -123,8 +169,12 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
     const std::string label = label_of(models[i]);
     std::vector<double> row{static_cast<double>(out[i].params)};
     r.text += report::printf("%-30s %8d", label.c_str(), static_cast<int>(out[i].params));
+    if (f.diverged)  // no accuracy means anything after a loss that is not finite
+      r.text += fmt::format(" {:<{}}", fmt::format("diverged at epoch {}, step {}", f.diverged->epoch,
+                                                    f.diverged->step),
+                            8 * static_cast<int>(f.bucket_accuracy.size()) - 1);
     for (double a : f.bucket_accuracy) {
-      r.text += std::isnan(a) ? report::printf(" %7s", "-") : report::printf(" %7.3f", a);
+      if (!f.diverged) r.text += std::isnan(a) ? report::printf(" %7s", "-") : report::printf(" %7.3f", a);
       row.push_back(a);
     }
     row.push_back(f.seconds);
@@ -135,19 +185,64 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
                               {"params", out[i].params},
                               {"bucket_accuracy", f.bucket_accuracy},
                               {"bucket_count", f.bucket_count},
+                              {"accuracy", f.accuracy},
                               {"seconds", f.seconds}});
+    add_training_record(r.data["rows"].back(), f);
+    note_training(r, label, f);
   }
   // the alignment of one validation sentence, for every row that has one
   const int a = fit.alignment_row, L = val.src_len[a];
   for (std::size_t i = 0; i < models.size(); ++i) {
     if (out[i].fit.alignment.empty()) continue;
-    r.text += "\n" + alignment_text(fmt::format("alignment, {}: validation sentence {} (rows: greedy output, "
-                                                "columns: source)", label_of(models[i]), a),
+    const std::string what = models[i] == "transformer" ? "cross-attention (last layer, mean over heads)"
+                                                        : "alignment";
+    r.text += "\n" + alignment_text(fmt::format("{}, {}: validation sentence {} (rows: greedy output, "
+                                                "columns: source)", what, label_of(models[i]), a),
                                     val.src.data() + static_cast<std::size_t>(a) * val.max_len, L,
                                     out[i].fit.alignment_pred, out[i].fit.alignment);
     r.data["rows"][i]["alignment"] = out[i].fit.alignment;
   }
   return r;
+}
+
+// Sentence pairs as data::make_translation holds them: src (n, max_len),
+// tgt_in and tgt_out (n, max_len + 1), src_len (n), all int32.
+double pairs_bytes(int n, int max_len) { return 4.0 * n * (3.0 * max_len + 3.0); }
+
+MemoryEstimate memory(const nlohmann::json& spec, int jobs) {
+  const training::TranslationFitConfig fit = fit_config_of(spec);
+  const int n_train = spec.at("n_train"), n_val = spec.at("n_val"), test_max_len = spec.at("test_max_len");
+  const int capacity = capacity_of(spec, fit), steps = test_max_len + 1;
+  const double data_bytes = pairs_bytes(n_train, spec.at("max_len")) + pairs_bytes(n_val, test_max_len);
+  std::vector<RowMemory> rows;
+  for (const auto& m : spec.at("models").get<std::vector<std::string>>()) {
+    double model = 0, n_params = 0;
+    if (m == "transformer") {
+      const auto cfg = transformer_config(spec);
+      model = static_cast<double>(models::TransformerSeq2Seq::memory_bytes(cfg, capacity, test_max_len));
+      n_params = static_cast<double>(models::TransformerSeq2Seq::parameter_count(cfg));
+    } else {
+      const auto cfg = model_config(spec, m);
+      model = static_cast<double>(models::Seq2Seq::memory_bytes(cfg, capacity, test_max_len));
+      n_params = static_cast<double>(models::Seq2Seq::parameter_count(cfg));
+    }
+    // fit_translation: AdamW's m and v, the batch, one epoch's order, greedy predictions and weights
+    const double fit_bytes = 8.0 * n_params + 4.0 * capacity * (3.0 * test_max_len + 3.0) +
+                             8.0 * std::max(n_train, n_val) + 4.0 * fit.eval_batch_size * steps * (1.0 + test_max_len);
+    rows.push_back({model + fit_bytes, m == "transformer" ? "/d_model" : "/hidden_size"});
+  }
+  std::sort(rows.begin(), rows.end(), [](const RowMemory& a, const RowMemory& b) { return a.bytes > b.bytes; });
+  const int at_once = std::max(1, std::min<int>(jobs, static_cast<int>(rows.size())));
+  double training = 0;
+  for (int i = 0; i < at_once && i < static_cast<int>(rows.size()); ++i) training += rows[i].bytes;
+  MemoryEstimate e;
+  e.bytes = data_bytes + training;
+  e.threads = at_once;
+  e.parameter = data_bytes >= training || rows.empty() ? (n_val > n_train ? "/n_val" : "/n_train")
+                                                       : rows.front().parameter;
+  e.reduce = "n_train, n_val, test_max_len, hidden_size, embed, attn_size, d_model or n_layers" +
+             std::string(at_once > 1 ? " or --jobs" : "");
+  return e;
 }
 
 void check(const nlohmann::json& spec, const std::string& file) {
@@ -162,6 +257,17 @@ void check(const nlohmann::json& spec, const std::string& file) {
     if (edges[k] <= edges[k - 1])
       throw spec::SpecError(file, fmt::format("/bucket_edges/{}", k),
                             fmt::format("edges must increase, got {} after {}", edges[k], edges[k - 1]));
+  const auto models = spec.at("models").get<std::vector<std::string>>();
+  if (spec.at("teacher_forcing").get<double>() < 1.0 &&
+      std::find(models.begin(), models.end(), "transformer") != models.end())
+    throw spec::SpecError(file, "/teacher_forcing",
+                          fmt::format("the transformer row trains with teacher forcing 1 only (its decoder reads the "
+                                      "whole reference at once), got {}; drop \"transformer\" from models or set 1",
+                                      spec.at("teacher_forcing").get<double>()));
+  if (spec.at("d_model").get<int>() % spec.at("n_heads").get<int>() != 0)
+    throw spec::SpecError(file, "/n_heads",
+                          fmt::format("must divide d_model ({}), got {}", spec.at("d_model").get<int>(),
+                                      spec.at("n_heads").get<int>()));
   if (spec.at("alignment_sentence").get<int>() >= spec.at("n_val").get<int>())
     throw spec::SpecError(file, "/alignment_sentence",
                           fmt::format("must be < n_val ({})", spec.at("n_val").get<int>()));
@@ -174,9 +280,9 @@ Experiment translation_experiment() {
   return {.name = "translation",
           .summary = "encoder-decoder with and without attention on toy translation: accuracy by sentence length, alignments",
           .course_order = 40,
-          .params = {{.name = "models", .type = Type::StringList, .default_value = {"rnnenc", "dot"},
-                      .doc = "rows, in order: rnnenc (no attention), additive (Bahdanau), dot (Luong)",
-                      .choices = {"rnnenc", "additive", "dot"}, .max_items = 8},
+          .params = {{.name = "models", .type = Type::StringList, .default_value = {"rnnenc", "additive", "dot", "transformer"},
+                      .doc = "rows, in order: rnnenc (no attention), additive (Bahdanau), dot (Luong), transformer",
+                      .choices = {"rnnenc", "additive", "dot", "transformer"}, .max_items = 8},
                      {.name = "task", .type = Type::String, .default_value = "translation",
                       .doc = "translation (dictionary + adjacent pairs swapped), copy or reverse",
                       .choices = {"translation", "copy", "reverse"}},
@@ -205,6 +311,12 @@ Experiment translation_experiment() {
                       .doc = "GRU hidden size (per direction in the bidirectional encoder)", .min = 1, .max = 4096},
                      {.name = "attn_size", .type = Type::Integer, .default_value = 64,
                       .doc = "width A of the additive alignment network", .min = 1, .max = 4096},
+                     {.name = "d_model", .type = Type::Integer, .default_value = 64,
+                      .doc = "width of the transformer row (feed-forward 4 d_model)", .min = 1, .max = 4096},
+                     {.name = "n_heads", .type = Type::Integer, .default_value = 4,
+                      .doc = "attention heads of the transformer row; must divide d_model", .min = 1, .max = 64},
+                     {.name = "n_layers", .type = Type::Integer, .default_value = 2,
+                      .doc = "encoder blocks and decoder layers of the transformer row", .min = 1, .max = 24},
                      {.name = "epochs", .type = Type::Integer, .default_value = 8,
                       .doc = "passes over the training set", .min = 1, .max = 100000},
                      {.name = "lr", .type = Type::Number, .default_value = 3e-3, .doc = "AdamW learning rate",
@@ -219,7 +331,8 @@ Experiment translation_experiment() {
                       .max = 10000000},
                      seed_param()},
           .check = check,
-          .run = run};
+          .run = run,
+          .memory = memory};
 }
 
 }  // namespace attnlab::experiments

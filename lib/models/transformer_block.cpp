@@ -76,6 +76,7 @@ void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* 
   }
   nn::MhaMasks<Real> masks;
   masks.causal = d.causal;
+  masks.key_padding = d.key_padding;
   nn::multihead_attention_forward<Real>(ws.a.data(), nullptr, nn::MhaWeights::none, ws.mha_cache.data(),
                                         ws.h1.data(), ws.h1.data(), ws.h1.data(), masks, attn_drop, w.in_proj_weight,
                                         w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, md);

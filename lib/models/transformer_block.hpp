@@ -20,10 +20,14 @@ namespace attnlab::models {
 /// causal: position i attends to positions 0 .. i only (the lower-triangular
 /// mask of Vaswani et al. 2017 §3.2.3, applied before the softmax); shared by
 /// the post-norm block (post_norm_block.hpp).
+/// key_padding: (B, T), nonzero = position j of row b is padding and no
+/// query attends to it (MultiheadAttention's key_padding_mask, True =
+/// blocked); nullptr = none. The forward pass reads it; backward needs it not.
 struct BlockDims {
   int B = 0, T = 0, C = 0, H = 0, F = 0;
   double dropout = 0.0;
   bool causal = false;
+  const std::uint8_t* key_padding = nullptr;
 };
 
 /// The block's parameters, in PyTorch's registration order (norm1.weight,
