@@ -390,17 +390,38 @@ def table(cfg, seeds, names):
 
 def seeds_table(cfg, seeds, names):
     """PyTorch's table on each seed, committed as data/models/translation_torch_seeds.json:
-    attnlab's seed-0 rows must sit inside its spread (tests/experiments)."""
-    rows = table(cfg, seeds, names)
-    spread = {}
-    for name in names:
-        accs = [r['accuracy'] for r in rows if r['model'] == name]
-        spread[name] = {'min': [min(a[k] for a in accs) for k in range(len(cfg['buckets']))],
-                        'max': [max(a[k] for a in accs) for k in range(len(cfg['buckets']))]}
-    write_json('models/translation_torch_seeds.json', {
-        '_generated_by': generated_by('seeds --seeds ' + ','.join(map(str, seeds))) +
-        '; the default experiment (experiments/translation.json), torch.set_num_threads(1)',
-        'config': cfg, 'seeds': seeds, 'rows': rows, 'spread': spread})
+    attnlab's seed-0 rows must sit inside its spread (tests/experiments). Rows
+    are merged into the file when it holds the same configuration, so that the
+    models may be trained by separate processes (one per core)."""
+    for seed in seeds:  # each seed's rows are written as soon as they are trained
+        merge_seed_rows(cfg, table(cfg, [seed], names))
+
+
+def merge_seed_rows(cfg, rows):
+    import fcntl
+    rel = 'models/translation_torch_seeds.json'
+    with open(os.path.join(ROOT, 'data', rel + '.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        path = os.path.join(ROOT, 'data', rel)
+        old = []
+        if os.path.exists(path):
+            with open(path) as f:
+                prev = json.load(f)
+            if prev['config'] == cfg:
+                old = [r for r in prev['rows'] if (r['model'], r['seed']) not in {(x['model'], x['seed']) for x in rows}]
+        rows = sorted(old + rows, key=lambda r: (list(MODELS).index(r['model']), r['seed']))
+        spread = {}
+        for name in MODELS:
+            accs = [r['accuracy'] for r in rows if r['model'] == name]
+            if accs:
+                spread[name] = {'seeds': sorted(r['seed'] for r in rows if r['model'] == name),
+                                'min': [min(a[k] for a in accs) for k in range(len(cfg['buckets']))],
+                                'max': [max(a[k] for a in accs) for k in range(len(cfg['buckets']))]}
+        write_json(rel, {
+            '_generated_by': generated_by('seeds --seeds 0,1,2') +
+            '; the default experiment (experiments/translation.json), torch.set_num_threads(1); '
+            'seconds are wall times on a shared machine',
+            'config': cfg, 'rows': rows, 'spread': spread})
 
 
 def write_json(rel, obj):
