@@ -52,11 +52,12 @@ std::vector<double> row_accuracies(const std::string& table, const std::string& 
   std::string line;
   while (std::getline(lines, line))
     if (line.rfind(label, 0) == 0) {
+      // params, the accuracies, then the time ("35s")
       std::istringstream cells(line.substr(label.size()));
-      double params = 0, a = 0;
-      cells >> params;
+      std::vector<std::string> words;
+      for (std::string w; cells >> w;) words.push_back(w);
       std::vector<double> acc;
-      while (cells >> a) acc.push_back(a);
+      for (std::size_t k = 1; k + 1 < words.size(); ++k) acc.push_back(std::stod(words[k]));
       return acc;
     }
   return {};

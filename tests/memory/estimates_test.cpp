@@ -70,6 +70,10 @@ const std::vector<Case> kCases = {
     // counts the nested JSON lists' push_back growth at its worst (twice their size); these sizes land near the best
     {"attention_page", {{"d_model", 32}, {"n_heads", 8}, {"d_ff", 64}, {"steps", 256}, {"depth", 2}}},  // measured 1.08
     {"attention_map", {{"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}},
+    {"translation", {{"n_train", 64}, {"n_val", 128}, {"epochs", 1}, {"models", {"additive", "transformer"}},
+                     {"max_len", 8}, {"test_max_len", 24}, {"bucket_edges", {4, 9, 25}}}},
+    {"translation", {{"n_train", 64}, {"n_val", 128}, {"epochs", 1}, {"models", {"additive", "transformer"}},
+                     {"max_len", 8}, {"test_max_len", 24}, {"bucket_edges", {4, 9, 25}}}, 2},
 };
 
 experiments::LoadedSpec load(const Case& c) {
