@@ -41,10 +41,14 @@ nlohmann::json loss_json(double loss) {
 }
 
 void add_training_record(nlohmann::json& row, const training::FitResult& r) {
-  nlohmann::json epochs = nlohmann::json::array();
-  for (const auto& e : r.epochs) epochs.push_back(e.mean_loss);
+  nlohmann::json epochs = nlohmann::json::array(), accuracies = nlohmann::json::array();
+  for (const auto& e : r.epochs) {
+    epochs.push_back(e.mean_loss);
+    accuracies.push_back(e.val_accuracy);
+  }
   row["status"] = r.diverged ? "diverged" : "ok";
   row["epoch_losses"] = epochs;
+  row["epoch_val_accuracies"] = accuracies;
   row["first_loss"] = loss_json(r.first_loss);
   row["loss_rose"] = r.loss_rose();
   if (r.diverged) {

@@ -39,9 +39,10 @@ nlohmann::json loss_json(double loss);
 
 /// Adds to a JSON row what training recorded: "status" ("ok" or
 /// "diverged"), "epoch_losses" (each completed epoch's mean step loss),
-/// "first_loss", "loss_rose" (the last epoch's mean is more than 10% above
-/// the first step's loss), and for a diverged row "diverged": {"epoch", "step",
-/// "loss"} (1-based) with "accuracy" null.
+/// "epoch_val_accuracies" (validation accuracy after each completed epoch;
+/// the last equals "accuracy"), "first_loss", "loss_rose" (the last epoch's
+/// mean is more than 10% above the first step's loss), and for a diverged row
+/// "diverged": {"epoch", "step", "loss"} (1-based) with "accuracy" null.
 void add_training_record(nlohmann::json& row, const training::FitResult& r);
 
 /// Adds the row to the report's `diverged` or `loss_rose` lists when it

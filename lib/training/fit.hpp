@@ -44,10 +44,10 @@ struct FitConfig {
   std::function<void(const FitProgress&)> on_step;
 };
 
-/// What fit() records of one epoch. A struct, so that later figures per
-/// epoch (validation accuracy for learning curves) sit beside the loss.
+/// What fit() records of one completed epoch, for learning curves.
 struct EpochRecord {
-  double mean_loss = 0;  // mean of the epoch's step losses, each batch weighing one
+  double mean_loss = 0;     // mean of the epoch's step losses, each batch weighing one
+  double val_accuracy = 0;  // validation accuracy after the epoch (the last epoch's is FitResult::accuracy)
 };
 
 /// The step whose loss was NaN or infinite; training stopped there.
@@ -63,7 +63,8 @@ struct FitResult {
   std::vector<EpochRecord> epochs;  // every completed epoch, in order
   std::optional<Divergence> diverged;
   double seconds = 0.0;             // wall time of training and evaluation
-  std::uint64_t multiply_adds = 0;  // matrix work done: 3x forward per step (backward = 2x), plus evaluation
+  std::uint64_t multiply_adds = 0;  // matrix work done: 3x forward per step (backward = 2x), plus the final
+                                    // evaluation (the earlier epochs' evaluations are the record's, not the course's)
 
   /// Training ended worse than it started: the last epoch's mean loss is
   /// above the first step's loss by more than kLossRiseMargin (never for a
@@ -102,6 +103,10 @@ std::size_t fit_memory_bytes(const FitConfig& cfg, std::size_t n_params, int n_t
 /// A step whose loss is NaN or infinite ends training at once, before the
 /// optimiser step: the result carries `diverged` and no accuracy (PyTorch
 /// would carry on with NaN weights; nothing after that step means anything).
+/// After every completed epoch the model is evaluated on `val` for
+/// FitResult::epochs (eval mode draws nothing from the generator and touches
+/// no parameter, so the record changes no trained figure); the last epoch's
+/// evaluation is the result's accuracy.
 /// Pins OpenBLAS to one thread for the whole process, once: training runs
 /// are parallelised across rows instead, and two BLAS threads per row on a
 /// 2-core machine spin against each other (xtensor_notes.md).
@@ -117,6 +122,18 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
   FitResult result;
   result.losses.reserve(cfg.record_losses);
   result.epochs.reserve(cfg.epochs);
+  std::vector<float> logits(static_cast<std::size_t>(batch.capacity) * 2);
+  // Validation accuracy in eval mode; `counted` adds its work to multiply_adds.
+  auto evaluate = [&](bool counted) {
+    long right = 0;
+    for (int first = 0; first < val.n; first += cfg.eval_batch_size) {
+      const int b = gather_range(batch, val, first, std::min(cfg.eval_batch_size, val.n - first));
+      model.logits(batch.tokens.data(), b, logits.data());
+      if (counted) result.multiply_adds += static_cast<std::uint64_t>(model.forward_macs(b));
+      right += count_correct(logits.data(), batch.labels.data(), b);
+    }
+    return static_cast<double>(right) / val.n;
+  };
   const int steps = (train.n + cfg.batch_size - 1) / cfg.batch_size;
   FitProgress at{0, cfg.epochs, 0, steps, 0.0f, false};
   // Whatever ends training (the last epoch, a divergence, an exception), the observer hears it once.
@@ -150,19 +167,9 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
       optim::clip_grad_norm(model.params.grads().data(), model.params.count(), cfg.max_norm);
       opt.step(model.params.values().data(), model.params.grads().data());
     }
-    if (!result.diverged) result.epochs.push_back({loss_sum / steps});
+    if (!result.diverged) result.epochs.push_back({loss_sum / steps, evaluate(epoch + 1 == cfg.epochs)});
   }
-  if (!result.diverged) {
-    std::vector<float> logits(static_cast<std::size_t>(batch.capacity) * 2);
-    long right = 0;
-    for (int first = 0; first < val.n; first += cfg.eval_batch_size) {
-      const int b = gather_range(batch, val, first, std::min(cfg.eval_batch_size, val.n - first));
-      model.logits(batch.tokens.data(), b, logits.data());
-      result.multiply_adds += static_cast<std::uint64_t>(model.forward_macs(b));
-      right += count_correct(logits.data(), batch.labels.data(), b);
-    }
-    result.accuracy = static_cast<double>(right) / val.n;
-  }
+  if (!result.diverged) result.accuracy = result.epochs.empty() ? evaluate(true) : result.epochs.back().val_accuracy;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -1,0 +1,66 @@
+// fit()'s record of each epoch, for learning curves: the mean step loss and
+// the validation accuracy after the epoch. Evaluating between epochs draws
+// nothing from the generator and touches no parameter, so a longer run
+// passes through exactly the states of a shorter one.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "data/sequences.hpp"
+#include "models/attention_classifier.hpp"
+#include "training/fit.hpp"
+
+namespace attnlab::testing {
+namespace {
+
+using namespace attnlab::training;
+
+FitResult train(int epochs, std::vector<float>* weights = nullptr) {
+  static const auto train_set = data::make_sequences(1000, 8, 0);
+  static const auto val_set = data::make_sequences(300, 8, 1);
+  random::Generator init(0);
+  models::AttentionClassifier model({}, init, 512, 8);
+  FitConfig cfg;
+  cfg.epochs = epochs;
+  cfg.record_losses = 1000;
+  FitResult r = fit(model, train_set, val_set, cfg);
+  if (weights) weights->assign(model.params.values().begin(), model.params.values().end());
+  return r;
+}
+
+TEST(EpochRecord, OneEntryPerEpochWhoseLossIsTheMeanOfItsSteps) {
+  const FitResult r = train(3);
+  ASSERT_EQ(r.epochs.size(), 3u);
+  const int steps = 16;  // ceil(1000 / 64)
+  ASSERT_EQ(r.losses.size(), 3u * steps);
+  for (int e = 0; e < 3; ++e) {
+    double sum = 0;
+    for (int s = 0; s < steps; ++s) sum += r.losses[e * steps + s];
+    EXPECT_DOUBLE_EQ(r.epochs[e].mean_loss, sum / steps) << "epoch " << e + 1;
+  }
+  // It learns: the second and third epochs' losses fall below the first's.
+  EXPECT_LT(r.epochs[2].mean_loss, r.epochs[0].mean_loss);
+  EXPECT_EQ(r.epochs.back().val_accuracy, r.accuracy);  // the last evaluation is the result
+}
+
+TEST(EpochRecord, EvaluatingBetweenEpochsChangesNothingThatFollows) {
+  // Epoch 1 of a 2-epoch run is a 1-epoch run: its evaluation is that run's
+  // accuracy, and the second epoch starts from the same weights and draws.
+  std::vector<float> w1, w2;
+  const FitResult one = train(1, &w1), two = train(2, &w2);
+  ASSERT_EQ(two.epochs.size(), 2u);
+  EXPECT_EQ(two.epochs[0].val_accuracy, one.accuracy);
+  EXPECT_EQ(two.epochs[0].mean_loss, one.epochs[0].mean_loss);
+  ASSERT_EQ(one.losses.size(), 16u);
+  EXPECT_EQ(std::memcmp(one.losses.data(), two.losses.data(), 16 * sizeof(float)), 0);
+  EXPECT_NE(w1, w2);  // the second epoch did train
+  // The matrix work counts one evaluation, as the course's fit() does: a
+  // 2-epoch run does twice the training work plus the same evaluation.
+  const std::uint64_t eval = 2 * one.multiply_adds - two.multiply_adds;
+  EXPECT_GT(eval, 0u);
+  EXPECT_LT(eval, one.multiply_adds);
+}
+
+}  // namespace
+}  // namespace attnlab::testing
