@@ -13,6 +13,9 @@ packages=(
   libgtest-dev libbenchmark-dev
   # running sweeps elsewhere: a one-node Slurm cluster in CI, GNU parallel
   slurm-wlm munge parallel
+  # figures (--plot, attnlab plot): gnuplot without X, and the font every figure names;
+  # libxml2 only for the tests, which parse each SVG as XML
+  gnuplot-nox fonts-dejavu-core libxml2-dev
 )
 case "${1:-}" in
   "") ;;

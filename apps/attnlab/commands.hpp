@@ -17,7 +17,7 @@ namespace attnlab::cli {
 struct RunOptions {
   std::vector<std::string> files, sets;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::string format = "text", output, check_file;
+  std::string format = "text", output, check_file, plot_dir;
   std::string max_memory;    // --max-memory SIZE ("8G"), parsed by resources::parse_byte_size
   bool keep_going = false;   // --keep-going
   bool quiet = false;        // --quiet
@@ -31,7 +31,7 @@ struct SweepOptions {
   std::string spec;
   std::vector<std::string> overrides, slurm_options;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::string dir, format = "text", output, launcher = "local";
+  std::string dir, format = "text", output, launcher = "local", plot_dir;
   bool plan = false, collect = false, fail_fast = false, times = false, dry_run = false, wait = false;
   CLI::App* sub = nullptr;
 };
@@ -43,6 +43,13 @@ struct RunOneOptions {
 };
 CLI::App* add_run_one(CLI::App& app, RunOneOptions& o);
 int run_one_command(const RunOneOptions& o);
+
+/// `attnlab plot RESULT DIR` (plot_command.cpp).
+struct PlotOptions {
+  std::string result, dir;
+};
+CLI::App* add_plot(CLI::App& app, PlotOptions& o);
+int plot_command(const PlotOptions& o);
 
 /// `attnlab validate SPEC...`, `attnlab show SPEC`, `attnlab list [KIND...]` (spec_commands.cpp).
 struct SpecOptions {

@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   attnlab list positions                          one kind's parameters, defaults and ranges
   attnlab sweep experiments/bottleneck.json seed=0,1,2,3,4 -j 2   mean ± std over five seeds
   attnlab sweep experiments/bottleneck.json 'seed=range(0,5)' --launcher slurm --wait   the same on Slurm
+  attnlab run experiments/attention_map.json --plot figures/   the table, and its figures as SVG and PNG
+  attnlab plot runs/bottleneck figures/           a sweep's mean ± std figures, from its folder
 
 Exit codes: 0 ok, 2 bad usage or spec (or a run too big for the memory limits),
 1 failure while running (or a training row that diverged).)");
@@ -44,9 +46,11 @@ Exit codes: 0 ok, 2 bad usage or spec (or a run too big for the memory limits),
   SpecOptions spec_opts;
   SweepOptions sweep_opts;
   RunOneOptions run_one_opts;
+  PlotOptions plot_opts;
   auto* run = add_run(app, run_opts);
   auto* sweep = add_sweep(app, sweep_opts);
   auto* run_one = add_run_one(app, run_one_opts);
+  auto* plot = add_plot(app, plot_opts);
   auto* validate = add_validate(app, spec_opts);
   auto* show = add_show(app, spec_opts);
   auto* list = add_list(app, spec_opts);
@@ -68,6 +72,7 @@ Exit codes: 0 ok, 2 bad usage or spec (or a run too big for the memory limits),
     if (run->parsed()) return run_command(run_opts);
     if (sweep->parsed()) return sweep_command(sweep_opts);
     if (run_one->parsed()) return run_one_command(run_one_opts);
+    if (plot->parsed()) return plot_command(plot_opts);
     if (validate->parsed()) return validate_command(spec_opts);
     if (show->parsed()) return show_command(spec_opts);
     if (list->parsed()) return list_command(spec_opts);

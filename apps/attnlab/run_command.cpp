@@ -14,9 +14,10 @@
 #include "report/progress.hpp"
 #include "resources/byte_size.hpp"
 #include "resources/memory_limits.hpp"
-#include "spec/spec_error.hpp"
+#include "plotting.hpp"
 #include "report/atomic_file.hpp"
 #include "report/check.hpp"
+#include "spec/spec_error.hpp"
 #include "tensor/gemm.hpp"
 
 namespace attnlab::cli {
@@ -109,6 +110,9 @@ CLI::App* add_run(CLI::App& app, RunOptions& o) {
   run->add_flag("--keep-going", o.keep_going,
                 "when a spec fails while running, report it at once and run the others (exit 1)");
   run->add_flag("-q,--quiet", o.quiet, "no progress on stderr (warnings and errors still show)");
+  run->add_option("--plot", o.plot_dir,
+                  "also draw every figure the experiments have into DIR (made if absent): KIND.FIGURE.svg and .png, "
+                  "beside the .gp script and .dat data that drew them (needs gnuplot-nox)");
   o.sub = run;
   return run;
 }
@@ -130,6 +134,9 @@ int run_command(const RunOptions& o) {
     if (checking) inputs.push_back(o.check_file);
     check_output_path(o.output, inputs);
   }
+  const bool plotting = o.sub->count("--plot") > 0;
+  std::string gnuplot;
+  if (plotting) gnuplot = check_plotting("--plot", o.plot_dir);  // no gnuplot: refused before any training
   const int jobs = jobs_within_memory(specs, o);  // before any work, as a bad spec is refused
   if (jobs == 0) return kUsage;
   tensor::set_blas_threads(1);
@@ -148,6 +155,12 @@ int run_command(const RunOptions& o) {
     write_stdout(text);
   else
     report::write_file_atomically(o.output, text);
+  if (plotting) {
+    std::vector<std::string> inputs = o.files;
+    if (checking) inputs.push_back(o.check_file);
+    if (writing) inputs.push_back(o.output);
+    plot_document(experiments::render_json(results, jobs), o.plot_dir, gnuplot, inputs);
+  }
   if (checking) {
     // Compared table by table under their headings, even for a single spec.
     const auto diffs = report::compare_tables(expected, experiments::render_text(results, true));

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "plotting.hpp"
 #include "commands.hpp"
 #include "report/atomic_file.hpp"
 #include "sweep/child_process.hpp"
@@ -144,6 +145,9 @@ CLI::App* add_sweep(CLI::App& app, SweepOptions& o) {
   sweep->add_option("--format", o.format, "aggregated output format")->check(CLI::IsMember(format_names()));
   sweep->add_option("-o,--output", o.output, "write the aggregated output to FILE (complete or not at all)");
   sweep->add_flag("--times", o.times, "aggregate wall-clock columns too (they differ run to run, so the output does)");
+  sweep->add_option("--plot", o.plot_dir,
+                    "also draw the aggregated figures into DIR (made if absent): mean ± std against the swept "
+                    "parameter, as KIND.sweep_METRIC.svg and .png beside their .gp and .dat (needs gnuplot-nox)");
   sweep->add_option("--launcher", o.launcher,
                     "local: run here; commands: print one shell command per pending run (for GNU parallel); "
                     "slurm: submit a job array")
@@ -179,6 +183,9 @@ int sweep_command(const SweepOptions& o) {
     check_output_path(o.output, {o.spec});  // never the spec it sweeps
   }
   for (const auto& opt : o.slurm_options) sbatch_option(opt);  // refuse a bad one before any work
+  const bool plotting = o.sub->count("--plot") > 0;
+  std::string gnuplot;
+  if (plotting) gnuplot = check_plotting("--plot", o.plot_dir);  // no gnuplot: refused before any run
 
   const Plan plan = make_plan(o.spec, o.overrides);  // every combination checked; exit 2 on a refusal
   const fs::path dir = o.dir.empty() ? default_sweep_dir(o.spec) : fs::path(o.dir);
@@ -279,6 +286,14 @@ int sweep_command(const SweepOptions& o) {
   }
 
   emit(o, render(o.format, plan, states, o.times));
+  // The aggregate beside the runs, so that `attnlab plot DIR` draws the sweep later.
+  const std::string aggregate = render("json", plan, states, o.times);
+  if (std::error_code ec; fs::is_directory(dir, ec)) report::write_file_atomically((dir / kAggregateFile).string(), aggregate);
+  if (plotting) {
+    std::vector<std::string> inputs = {o.spec, (dir / kAggregateFile).string()};
+    if (!o.output.empty()) inputs.push_back(o.output);
+    plot_document(nlohmann::json::parse(aggregate), o.plot_dir, gnuplot, inputs);
+  }
   return report_outcome(plan, states, dir);
 }
 

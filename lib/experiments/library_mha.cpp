@@ -65,6 +65,19 @@ Report run(const nlohmann::json& spec, const RunContext&) {
             {"weights_shape", averaged_shape},
             {"per_head_shape", per_head_shape},
             {"causal_position0_weights", std::vector<double>(masked.begin(), masked.begin() + T)}};
+  // Sequence 0's matrices, for the heatmaps of --plot: per head (H, T, T), and causal (T, T).
+  r.data["per_head_weights"] = nlohmann::json::array();
+  for (int h = 0; h < H; ++h) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (int i = 0; i < T; ++i) {
+      const float* row = per_head.data() + (static_cast<std::size_t>(h) * T + i) * T;  // b = 0
+      rows.push_back(std::vector<double>(row, row + T));
+    }
+    r.data["per_head_weights"].push_back(rows);
+  }
+  r.data["causal_weights"] = nlohmann::json::array();
+  for (int i = 0; i < T; ++i)
+    r.data["causal_weights"].push_back(std::vector<double>(masked.begin() + i * T, masked.begin() + (i + 1) * T));
   return r;
 }
 

@@ -66,6 +66,15 @@ Report run(const nlohmann::json& spec, const RunContext&) {
             {"mask", nlohmann::json::array()},
             {"sequence0_position0_weights", std::vector<double>(w.begin(), w.begin() + T)}};
   for (int b = 0; b < B; ++b) r.data["mask"].push_back(std::vector<int>(mask.begin() + b * T, mask.begin() + (b + 1) * T));
+  r.data["weights"] = nlohmann::json::array();  // (B, T, T), for the heatmaps of --plot
+  for (int b = 0; b < B; ++b) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (int i = 0; i < T; ++i) {
+      const float* row = w.data() + (static_cast<std::size_t>(b) * T + i) * T;
+      rows.push_back(std::vector<double>(row, row + T));
+    }
+    r.data["weights"].push_back(rows);
+  }
   return r;
 }
 

@@ -4,6 +4,7 @@
 //   result.json   written whole or not at all, once the run has ended (run_one.hpp)
 //   stderr.log    everything the run printed on stderr
 //   lock          held (flock) by the process running it
+// and the sweep folder holds sweep.json, its last aggregate (kAggregateFile).
 // Resume is the default: a run whose result.json says "ok" is done and never
 // touched again; one that failed, diverged or has no result runs again.
 #pragma once
@@ -24,6 +25,9 @@ inline constexpr const char* kSpecFile = "spec.json";
 inline constexpr const char* kResultFile = "result.json";
 inline constexpr const char* kStderrFile = "stderr.log";
 inline constexpr const char* kLockFile = "lock";
+/// In the sweep folder itself: the last aggregate (`sweep --format json`),
+/// rewritten whole each time the sweep aggregates, for `attnlab plot DIR`.
+inline constexpr const char* kAggregateFile = "sweep.json";
 
 enum class Status { done, failed, diverged, running, pending };
 

@@ -1,0 +1,42 @@
+#include "plotting.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "plot/figures.hpp"
+#include "plot/gnuplot.hpp"
+#include "report/atomic_file.hpp"
+
+namespace attnlab::cli {
+
+std::string check_plotting(const std::string& option, const std::string& dir) {
+  std::string gnuplot;
+  try {
+    gnuplot = plot::find_gnuplot();
+  } catch (const plot::GnuplotMissing& e) {
+    throw CLI::ValidationError(option, std::string("drawing figures needs gnuplot: ") + e.what());
+  }
+  try {
+    plot::prepare_dir(dir);
+  } catch (const report::OutputRefused& e) {
+    throw CLI::ValidationError(option, e.what());
+  }
+  return gnuplot;
+}
+
+void plot_document(const nlohmann::json& doc, const std::string& dir, const std::string& gnuplot,
+                   const std::vector<std::string>& inputs) {
+  // Through the text a saved result holds: --plot and `attnlab plot` then draw the same numbers.
+  const auto figures = plot::figures_of_document(nlohmann::json::parse(doc.dump(2)));
+  if (figures.empty()) {
+    std::cerr << "attnlab: plot: nothing to draw (these kinds have no figures)\n";
+    return;
+  }
+  for (const auto& w : plot::draw(figures, dir, gnuplot, inputs)) std::cerr << "attnlab: plot: gnuplot: " << w;
+  std::cerr << fmt::format("attnlab: plot: {} figure{} in {} (SVG and PNG, with the .gp script and .dat data of each)\n",
+                           figures.size(), figures.size() == 1 ? "" : "s", dir);
+}
+
+}  // namespace attnlab::cli

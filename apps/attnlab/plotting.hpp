@@ -1,0 +1,27 @@
+// What `run --plot`, `sweep --plot` and `attnlab plot` share: gnuplot and the
+// figures' folder checked before any work, then every figure of a result
+// document drawn into that folder.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::cli {
+
+/// Checks before any work that figures can be drawn into `dir`: a gnuplot
+/// with the svg and pngcairo terminals is on PATH, and `dir` is (or can be
+/// made) a writable folder. Returns gnuplot's path. Throws
+/// CLI::ValidationError naming `option` (exit 2): a missing gnuplot names
+/// the package gnuplot-nox.
+std::string check_plotting(const std::string& option, const std::string& dir);
+
+/// Draws every figure of `doc` (a `run` or `sweep` JSON document) into
+/// `dir`, never over one of `inputs`, and says on stderr how many it drew.
+/// The document is drawn as it reads back from its saved text, so a saved
+/// result gives the same files.
+void plot_document(const nlohmann::json& doc, const std::string& dir, const std::string& gnuplot,
+                   const std::vector<std::string>& inputs);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,117 @@
+#include "plot/gnuplot.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "report/atomic_file.hpp"
+#include "sweep/child_process.hpp"
+
+namespace attnlab::plot {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kInstall = "install Debian's gnuplot-nox (apt-get install gnuplot-nox, or scripts/setup.sh)";
+
+// A folder of our own for one gnuplot run, removed when this goes.
+struct Scratch {
+  fs::path path;
+  Scratch() {
+    std::error_code ec;
+    fs::path tmp = fs::temp_directory_path(ec);
+    if (ec) tmp = "/tmp";
+    std::string templ = (tmp / "attnlab-plot.XXXXXX").string();
+    if (!::mkdtemp(templ.data()))
+      throw std::runtime_error("cannot make a scratch folder in " + tmp.string() + ": " + std::strerror(errno));
+    path = templ;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_plain(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + p.string());
+}
+
+}  // namespace
+
+std::string find_gnuplot() {
+  const std::string path = sweep::find_program("gnuplot");
+  if (path.empty()) throw GnuplotMissing(std::string("gnuplot is not on PATH; ") + kInstall);
+  Scratch scratch;
+  const auto c = sweep::capture({path, "-e", "set terminal svg; set terminal pngcairo"}, scratch.path.string());
+  if (!c.exit.success() || !c.err.empty())
+    throw GnuplotMissing(fmt::format("{} cannot draw SVG and PNG (its svg or pngcairo terminal is missing: {}); {}",
+                                     path, c.err.empty() ? c.exit.describe() : c.err.substr(0, c.err.find('\n')),
+                                     kInstall));
+  return path;
+}
+
+void prepare_dir(const std::string& dir) {
+  if (dir.empty()) throw report::OutputRefused("the figures' folder needs a name");
+  const fs::path p(dir);
+  std::error_code ec;
+  const auto st = fs::symlink_status(p, ec);
+  if (st.type() == fs::file_type::symlink)
+    throw report::OutputRefused("cannot write figures into " + dir + ": it is a symbolic link, not a folder");
+  if (fs::exists(st) && !fs::is_directory(st))
+    throw report::OutputRefused("cannot write figures into " + dir + ": it exists and is not a folder");
+  if (!fs::exists(st)) {
+    const fs::path parent = p.has_parent_path() && !p.parent_path().empty() ? p.parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec))
+      throw report::OutputRefused("cannot make the figures' folder " + dir + ": " + parent.string() +
+                                  " is not a folder");
+    if (!fs::create_directory(p, ec) && ec)
+      throw report::OutputRefused("cannot make the figures' folder " + dir + ": " + ec.message());
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw report::OutputRefused("cannot write figures into " + dir + ": " + std::strerror(errno));
+}
+
+std::vector<std::string> draw(const std::vector<Figure>& figures, const std::string& dir, const std::string& gnuplot,
+                              const std::vector<std::string>& inputs) {
+  std::vector<std::string> warnings;
+  const fs::path out(dir);
+  for (const auto& f : figures) {
+    const std::string text = script(f);
+    const std::vector<std::string> exts = {".dat", ".gp", ".svg", ".png"};
+    for (const auto& e : exts) report::check_output_path((out / (f.name + e)).string(), inputs);
+    Scratch scratch;
+    write_plain(scratch.path / (f.name + ".dat"), f.data);
+    write_plain(scratch.path / (f.name + ".gp"), text);
+    // gnuplot's own `cd`, so that the script runs exactly as a user runs it in the folder.
+    const auto c = sweep::capture(
+        {gnuplot, "-e", "cd " + quoted(scratch.path.string()), (scratch.path / (f.name + ".gp")).string()},
+        scratch.path.string());
+    if (!c.exit.success())
+      throw std::runtime_error(fmt::format("gnuplot failed drawing {} ({}): {}", f.name, c.exit.describe(), c.err));
+    if (!c.err.empty()) warnings.push_back(f.name + ": " + c.err);
+    for (const auto& e : exts) {
+      const fs::path drawn = scratch.path / (f.name + e);
+      if (!fs::is_regular_file(drawn)) throw std::runtime_error("gnuplot wrote no " + drawn.filename().string());
+      report::write_file_atomically((out / (f.name + e)).string(), slurp(drawn));
+    }
+  }
+  return warnings;
+}
+
+}  // namespace attnlab::plot

@@ -1,0 +1,69 @@
+#include "plot/lines.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace attnlab::plot {
+
+namespace {
+
+std::string blocks(const std::vector<Series>& series) {
+  std::string out;
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const Series& s = series[k];
+    if (s.x.empty() || s.x.size() != s.y.size() || (!s.err.empty() && s.err.size() != s.x.size()))
+      throw std::invalid_argument("series '" + s.title + "': x, y and err differ in length or are empty");
+    out += k ? "\n\n" : "";
+    out += "# " + s.title + "\n";
+    for (std::size_t i = 0; i < s.x.size(); ++i)
+      out += number(s.x[i]) + " " + number(s.y[i]) + (s.err.empty() ? "" : " " + number(s.err[i])) + "\n";
+  }
+  return out;
+}
+
+// `first` is the index of the series' first block in the data file.
+std::string panel(const Axes& a, const std::vector<Series>& series, std::size_t first, bool key) {
+  std::string s = "set title " + quoted(a.title) + "\n";
+  s += "set xlabel " + quoted(a.xlabel) + "\nset ylabel " + quoted(a.ylabel) + "\n";
+  s += a.log_x ? "set logscale x\n" : "unset logscale x\n";
+  s += a.log_y ? "set logscale y\n" : "unset logscale y\n";
+  if (!a.x_names.empty()) s += tics("x", a.x_names) + fmt::format("set xrange [-0.5:{}]\n", a.x_names.size() - 0.5);
+  s += "set grid back lc rgb \"#dddddd\"\n";
+  s += key ? "set key outside right top box opaque\n" : "unset key\n";
+  s += a.extra;
+  s += "plot ";
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const bool bars = !series[k].err.empty();
+    s += fmt::format("{}DATA index {} using 1:2{} with {} lw 2 pt 7 ps 0.8 title {}", k ? ", \\\n     " : "",
+                     first + k, bars ? ":3" : "", bars ? "yerrorlines" : "linespoints", quoted(series[k].title));
+  }
+  return s + "\n";
+}
+
+}  // namespace
+
+Figure lines(std::string name, std::string caption, const Axes& axes, const std::vector<Series>& series) {
+  if (series.empty()) throw std::invalid_argument("figure '" + name + "': no series");
+  Figure f{.name = std::move(name), .caption = std::move(caption)};
+  f.data = blocks(series);
+  f.width = 800;
+  f.height = 500;
+  f.body = "set colorsequence podo\n" + panel(axes, series, 0, true);
+  return f;
+}
+
+Figure two_panels(std::string name, std::string caption, const std::string& title, const Axes& top,
+                  const std::vector<Series>& top_series, const Axes& bottom, const std::vector<Series>& bottom_series) {
+  if (top_series.empty() || bottom_series.empty()) throw std::invalid_argument("figure '" + name + "': no series");
+  Figure f{.name = std::move(name), .caption = std::move(caption)};
+  f.data = blocks(top_series) + "\n\n" + blocks(bottom_series);
+  f.width = 800;
+  f.height = 760;
+  f.body = "set colorsequence podo\nset multiplot layout 2,1 title " + quoted(title) + "\n";
+  f.body += panel(top, top_series, 0, true) + panel(bottom, bottom_series, top_series.size(), true);
+  f.body += "unset multiplot\n";
+  return f;
+}
+
+}  // namespace attnlab::plot
