@@ -92,6 +92,7 @@ void padding_mask(const json& data, const std::string& p, std::vector<Figure>& o
     m.row_labels.push_back(fmt::format("sequence {} (length {:.0f})", b, b < lengths.size() ? lengths[b] : 0));
   m.column_labels = indices(m.values[0].size());
   m.ylabel = "";
+  m.xlabel = "position";
   m.value_format = "%.0f";
   out.push_back(heatmap(p + ".mask", "which positions of each sequence are real tokens", m));
   const json& w = at(data, "weights", where);
@@ -198,7 +199,10 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
     loss.push_back(std::move(s));
     acc.push_back(std::move(t));
   }
-  const std::string integer_epochs = "set xtics 1\nset mxtics 1\n";
+  // Whole epochs, a margin so the first and last points are not cut by the
+  // frame, and one left margin so the two panels' plot areas line up.
+  const std::string integer_epochs =
+      fmt::format("set xtics 1\nset mxtics 1\nset xrange [0.7:{}]\nset lmargin 12\n", number(loss[0].x.size() + 0.3));
   Axes top{.title = "training loss", .xlabel = "epoch", .ylabel = "mean cross-entropy per step", .extra = integer_epochs};
   Axes bottom{.title = "validation accuracy", .xlabel = "epoch", .ylabel = "accuracy (fraction correct)",
               .extra = integer_epochs};
@@ -235,6 +239,11 @@ void timing(const json& data, const std::string& p, std::vector<Figure>& out) {
                         quoted(fmt::format("no crossover between lengths {:.0f} and {:.0f}: {} is faster throughout",
                                            att.x.front(), att.x.back(),
                                            att.y.front() < lstm.y.front() ? "attention" : "the LSTM")));
+  // Ticks at the measured lengths, the range just around them.
+  extra += "set xtics (";
+  for (std::size_t i = 0; i < att.x.size(); ++i) extra += (i ? ", " : "") + number(att.x[i]);
+  const auto [shortest, longest] = std::minmax_element(att.x.begin(), att.x.end());
+  extra += fmt::format(")\nset xrange [{}:{}]\n", number(*shortest / 1.3), number(*longest * 1.3));
   Axes a{.title = p + ": forward time against sequence length", .xlabel = "sequence length (tokens)",
          .ylabel = "forward time (ms, mean per call)", .log_x = true, .log_y = true, .extra = extra};
   out.push_back(lines(p + ".log_log", "forward time of attention and the LSTM against length, log–log", a, {att, lstm}));

@@ -23,14 +23,14 @@ std::string blocks(const std::vector<Series>& series) {
 }
 
 // `first` is the index of the series' first block in the data file.
-std::string panel(const Axes& a, const std::vector<Series>& series, std::size_t first, bool key) {
+std::string panel(const Axes& a, const std::vector<Series>& series, std::size_t first, const std::string& key) {
   std::string s = "set title " + quoted(a.title) + "\n";
   s += "set xlabel " + quoted(a.xlabel) + "\nset ylabel " + quoted(a.ylabel) + "\n";
   s += a.log_x ? "set logscale x\n" : "unset logscale x\n";
   s += a.log_y ? "set logscale y\n" : "unset logscale y\n";
   if (!a.x_names.empty()) s += tics("x", a.x_names) + fmt::format("set xrange [-0.5:{}]\n", a.x_names.size() - 0.5);
   s += "set grid back lc rgb \"#dddddd\"\n";
-  s += key ? "set key outside right top box opaque\n" : "unset key\n";
+  s += "set key " + key + "\n";
   s += a.extra;
   s += "plot ";
   for (std::size_t k = 0; k < series.size(); ++k) {
@@ -49,7 +49,8 @@ Figure lines(std::string name, std::string caption, const Axes& axes, const std:
   f.data = blocks(series);
   f.width = 800;
   f.height = 500;
-  f.body = "set colorsequence podo\n" + panel(axes, series, 0, true);
+  // Below the plot: a sweep's long line titles would squeeze it from the side.
+  f.body = "set colorsequence podo\n" + panel(axes, series, 0, "below box");
   return f;
 }
 
@@ -61,7 +62,8 @@ Figure two_panels(std::string name, std::string caption, const std::string& titl
   f.width = 800;
   f.height = 760;
   f.body = "set colorsequence podo\nset multiplot layout 2,1 title " + quoted(title) + "\n";
-  f.body += panel(top, top_series, 0, true) + panel(bottom, bottom_series, top_series.size(), true);
+  f.body += panel(top, top_series, 0, "outside right top box") +
+            panel(bottom, bottom_series, top_series.size(), "outside right top box");
   f.body += "unset multiplot\n";
   return f;
 }

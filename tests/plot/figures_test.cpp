@@ -1,0 +1,112 @@
+// Which figures a result document gives, and what each one plots, checked
+// on documents made by hand (no training, no gnuplot).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "plot/figures.hpp"
+
+namespace attnlab::testing {
+namespace {
+
+using nlohmann::json;
+
+const plot::Figure& named(const std::vector<plot::Figure>& figs, const std::string& name) {
+  for (const auto& f : figs)
+    if (f.name == name) return f;
+  throw std::runtime_error("no figure " + name);
+}
+
+TEST(Figures, TimingMarksTheCrossoverWhereTheRatioChangesSignOnLogAxes) {
+  // attention/lstm = 1/2 at length 10 and 2 at length 1000: on log axes the
+  // ratio's log crosses zero half-way, at length 100.
+  const json result = {{"experiment", "timing"}, {"file", "t.json"},
+                       {"data", {{"rows", {{{"length", 10}, {"attention_seconds", 0.001}, {"lstm_seconds", 0.002}},
+                                           {{"length", 1000}, {"attention_seconds", 0.004}, {"lstm_seconds", 0.002}}}}}}};
+  const auto figs = plot::figures_of_result(result, "timing");
+  ASSERT_EQ(figs.size(), 1u);
+  const auto& f = named(figs, "timing.log_log");
+  EXPECT_NE(f.body.find("crossover ≈ length 100\""), std::string::npos) << f.body;
+  EXPECT_NE(f.body.find("set arrow from 100, graph 0"), std::string::npos) << f.body;
+  EXPECT_NE(f.body.find("set logscale x"), std::string::npos);
+  EXPECT_NE(f.body.find("set logscale y"), std::string::npos);
+  EXPECT_EQ(f.data, "# attention\n10 1\n1000 4\n\n\n# LSTM\n10 2\n1000 2\n");  // milliseconds
+  EXPECT_EQ(f.source, "t.json");
+}
+
+TEST(Figures, TimingWithoutACrossoverSaysWhichIsFaster) {
+  const json result = {{"experiment", "timing"},
+                       {"data", {{"rows", {{{"length", 8}, {"attention_seconds", 1e-4}, {"lstm_seconds", 2e-3}},
+                                           {{"length", 64}, {"attention_seconds", 3e-4}, {"lstm_seconds", 9e-3}}}}}}};
+  const auto f = named(plot::figures_of_result(result, "timing"), "timing.log_log");
+  EXPECT_NE(f.body.find("no crossover between lengths 8 and 64: attention is faster throughout"), std::string::npos);
+}
+
+TEST(Figures, AttentionMapHeatmapRowsAreQueriesLabelledWithTheirTokens) {
+  const json result = {{"experiment", "attention_map"},
+                       {"data", {{"sequence", {5, 7}}, {"label", 1}, {"weights", {{0.25, 0.75}, {1.0, 0.0}}},
+                                 {"epoch_losses", {0.7, 0.5}}, {"epoch_val_accuracies", {0.6, 0.8}}}}};
+  const auto figs = plot::figures_of_result(result, "attention_map");
+  ASSERT_EQ(figs.size(), 2u);
+  const auto& map = named(figs, "attention_map.weights");
+  EXPECT_EQ(map.data, "0.25 0.75\n1 0\n");               // row 0 on the first line: query 0
+  EXPECT_NE(map.body.find("set yrange [1.5:-0.5]"), std::string::npos);  // row 0 drawn on top
+  EXPECT_NE(map.body.find("set xtics (\"5\\npos 0\" 0, \"7\\npos 1\" 1)"), std::string::npos) << map.body;
+  EXPECT_NE(map.body.find("set ytics (\"pos 0: 5\" 0, \"pos 1: 7\" 1)"), std::string::npos) << map.body;
+  const auto& curves = named(figs, "attention_map.learning_curves");
+  EXPECT_EQ(curves.data, "# attention_map\n1 0.7\n2 0.5\n\n\n# attention_map\n1 0.6\n2 0.8\n");
+}
+
+TEST(Figures, LearningCurvesHaveOneLinePerTrainedRowNamedAsTheTableNamesIt) {
+  const json result = {
+      {"experiment", "bottleneck"},
+      {"table", {{"label", "hidden size"}, {"rows", {{{"label", "2"}}, {{"label", "16"}}}}}},
+      {"data", {{"rows", {{{"epoch_losses", {0.7}}, {"epoch_val_accuracies", {0.5}}},
+                          {{"epoch_losses", {0.6}}, {"epoch_val_accuracies", {0.9}}}}}}}};
+  const auto f = named(plot::figures_of_result(result, "bottleneck"), "bottleneck.learning_curves");
+  EXPECT_EQ(f.data, "# hidden size 2\n1 0.7\n\n\n# hidden size 16\n1 0.6\n\n\n# hidden size 2\n1 0.5\n\n\n"
+                    "# hidden size 16\n1 0.9\n");
+}
+
+json sweep_table(json params, double a_mean, double b_mean) {
+  return {{"params", params}, {"label", "variant"}, {"columns", {{{"header", "accuracy"}, {"key", "accuracy"}}}},
+          {"rows", {{{"row", "a"}, {"n", 3}, {"metrics", {{"accuracy", {{"mean", a_mean}, {"std", 0.01}}}}}},
+                    {{"row", "b"}, {"n", 3}, {"metrics", {{"accuracy", {{"mean", b_mean}, {"std", 0.02}}}}}}}}};
+}
+
+TEST(Figures, SweepDrawsTheMetricAgainstTheSweptNumberOneLinePerRow) {
+  const json doc = {{"experiment", "positions"}, {"spec", "p.json"},
+                    {"axes", {{"lr", {0.001, 0.003}}, {"seed", {0, 1, 2}}}},
+                    {"tables", {sweep_table({{"lr", 0.001}}, 0.8, 0.6), sweep_table({{"lr", 0.003}}, 0.9, 0.7)}}};
+  const auto figs = plot::figures_of_document(doc);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(figs[0].name, "positions.sweep_accuracy");
+  // x = lr, y = mean, error = std; one block per row label.
+  EXPECT_EQ(figs[0].data, "# variant a\n0.001 0.8 0.01\n0.003 0.9 0.01\n\n\n# variant b\n0.001 0.6 0.02\n0.003 0.7 0.02\n");
+  EXPECT_NE(figs[0].body.find("yerrorlines"), std::string::npos);
+  EXPECT_NE(figs[0].body.find("set xlabel \"lr\""), std::string::npos);
+  EXPECT_NE(figs[0].body.find("over 3 seeds"), std::string::npos);
+}
+
+TEST(Figures, SeedsOnlySweepIsOnePointWithErrorBarPerRow) {
+  const json doc = {{"experiment", "positions"}, {"axes", {{"seed", {0, 1}}}},
+                    {"tables", {sweep_table(json::object(), 0.8, 0.6)}}};
+  const auto figs = plot::figures_of_document(doc);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(figs[0].data, "# mean ± std over 2 seeds\n0 0.8 0.01\n1 0.6 0.02\n");
+  EXPECT_NE(figs[0].body.find("set xtics (\"a\" 0, \"b\" 1)"), std::string::npos);  // the rows by name
+}
+
+TEST(Figures, AnythingButAResultIsRefusedByName) {
+  EXPECT_THROW(plot::figures_of_document(json{{"experiment", "x"}}), std::invalid_argument);
+  const json broken = {{"results", {{{"experiment", "causal_mask"}, {"data", {{"mask", json::array()}}}}}}};
+  try {
+    plot::figures_of_document(broken);
+    FAIL() << "a result without weights was drawn";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no \"weights\""), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace attnlab::testing

@@ -1,0 +1,200 @@
+// --plot and `attnlab plot` as a user meets them: real gnuplot, real files,
+// each figure read back (the PNG's signature and size, the SVG parsed as XML
+// with its cells, points and error bars counted).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "plot/figure_files.hpp"
+
+namespace attnlab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSpecs = ATTNLAB_EXPERIMENTS_DIR;
+
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::vector<double>> read_matrix(const fs::path& p) {
+  std::vector<std::vector<double>> m;
+  std::istringstream in(slurp(p));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream l(line);
+    m.emplace_back();
+    for (double v; l >> v;) m.back().push_back(v);
+  }
+  return m;
+}
+
+// Every figure's four files, a PNG of the size the SVG has, both non-trivial.
+void expect_figure(const fs::path& dir, const std::string& name) {
+  for (const char* ext : {".svg", ".png", ".gp", ".dat"})
+    ASSERT_TRUE(fs::is_regular_file(dir / (name + ext))) << name << ext;
+  const PngFacts png = read_png(dir / (name + ".png"));
+  EXPECT_TRUE(png.signature) << name;
+  const SvgFacts svg = read_svg(dir / (name + ".svg"));
+  EXPECT_EQ(png.width, static_cast<std::uint32_t>(svg.width)) << name;
+  EXPECT_EQ(png.height, static_cast<std::uint32_t>(svg.height)) << name;
+  EXPECT_GT(png.bytes, 5000u) << name;  // a drawn figure, not an empty canvas
+}
+
+int nonempty_texts(const PlotGroup& g) {
+  return static_cast<int>(std::count_if(g.texts.begin(), g.texts.end(), [](const std::string& t) {
+    return t.find_first_not_of(" \t\n") != std::string::npos;
+  }));
+}
+
+TEST(PlotCli, AttentionMapDrawsItsHeatmapAndLearningCurvesAndPlotRedrawsTheSameFiles) {
+  ScratchDir dir("plot_map");
+  const fs::path figs = dir.path / "out", again = dir.path / "again";
+  const std::string result = (dir.path / "map.json").string();
+  const Outcome o = run_attnlab("run " + kSpecs + "/attention_map.json --format json -o " + result +
+                                    " --plot " + figs.string(), dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "");  // -o took the result; figures are never on stdout
+  EXPECT_EQ(files_in(figs), (std::vector<std::string>{
+                                "attention_map.learning_curves.dat", "attention_map.learning_curves.gp",
+                                "attention_map.learning_curves.png", "attention_map.learning_curves.svg",
+                                "attention_map.weights.dat", "attention_map.weights.gp", "attention_map.weights.png",
+                                "attention_map.weights.svg"}));
+  expect_figure(figs, "attention_map.weights");
+  expect_figure(figs, "attention_map.learning_curves");
+
+  // The course's point: position 0 (row 0, on top) puts its weight on column 3,
+  // the later copy of its digit.
+  const auto w = read_matrix(figs / "attention_map.weights.dat");
+  ASSERT_EQ(w.size(), 8u);
+  EXPECT_EQ(std::max_element(w[0].begin(), w[0].end()) - w[0].begin(), 3);
+  // The SVG: 64 cells (one polygon each) in the image, and 64 value labels
+  // split between the white and the black label plots.
+  const SvgFacts svg = read_svg(figs / "attention_map.weights.svg");
+  ASSERT_GE(svg.plots.size(), 3u);
+  EXPECT_EQ(count_in(svg.plots[0], "polygon"), 64);
+  EXPECT_EQ(nonempty_texts(svg.plots[1]) + nonempty_texts(svg.plots[2]), 64);
+  // Learning curves: two panels (loss, accuracy), one line of 10 epochs each.
+  const SvgFacts curves = read_svg(figs / "attention_map.learning_curves.svg");
+  ASSERT_EQ(curves.plots.size(), 2u);
+  const auto doc = nlohmann::json::parse(slurp(result));
+  const auto& data = doc["results"][0]["data"];
+  ASSERT_EQ(data["epoch_losses"].size(), 10u);
+  EXPECT_EQ(data["epoch_val_accuracies"].back(), data["accuracy"]);
+
+  // Drawn again from the saved result, without training: the same bytes.
+  const Outcome p = run_attnlab("plot " + result + " " + again.string(), dir);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(files_in(again), files_in(figs));
+  for (const auto& name : files_in(figs)) EXPECT_EQ(slurp(again / name), slurp(figs / name)) << name;
+}
+
+TEST(PlotCli, EveryHeatmapKindDrawsOneCellPerWeight) {
+  ScratchDir dir("plot_maps");
+  const fs::path figs = dir.path / "maps";
+  const Outcome o = run_attnlab("run " + kSpecs + "/causal_mask.json " + kSpecs + "/padding_mask.json " + kSpecs +
+                                    "/attention_weights.json " + kSpecs + "/library_mha.json " + kSpecs +
+                                    "/torch_mha.json " + kSpecs + "/sinusoidal.json --plot " + figs.string(),
+                                dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  // name -> cells: causal 6x6, padding mask 2x5 and two 5x5 maps, attention_weights (its spec's T x T),
+  // library_mha's 4 heads of 6x6 and the causal 6x6, torch_mha's 3x4 twice, sinusoidal 6x8.
+  const std::vector<std::pair<std::string, int>> want = {
+      {"causal_mask.weights", 36},     {"padding_mask.mask", 10},     {"padding_mask.weights_0", 25},
+      {"padding_mask.weights_1", 25},  {"library_mha.per_head", 144}, {"library_mha.causal", 36},
+      {"torch_mha.key_padding", 12},   {"torch_mha.attn_mask", 12},   {"sinusoidal.encodings", 48}};
+  for (const auto& [name, cells] : want) {
+    expect_figure(figs, name);
+    const SvgFacts svg = read_svg(figs / (name + ".svg"));
+    int drawn = 0;  // image plots are every third group (image, white labels, black labels)
+    for (std::size_t g = 0; g < svg.plots.size(); g += 3) drawn += count_in(svg.plots[g], "polygon");
+    EXPECT_EQ(drawn, cells) << name;
+  }
+  expect_figure(figs, "attention_weights.weights");
+}
+
+TEST(PlotCli, BottleneckSeedSweepDrawsAccuracyAgainstHiddenSizeWithErrorBars) {
+  ScratchDir dir("plot_sweep");
+  const fs::path runs = dir.path / "runs", figs = dir.path / "figs", again = dir.path / "again";
+  const Outcome o = run_attnlab("sweep " + kSpecs + "/bottleneck.json seed=0,1,2 'hidden_sizes=[2,8,32]' epochs=1 "
+                                    "n_train=320 n_val=200 -j 2 --dir " + runs.string() + " --plot " + figs.string(),
+                                dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  expect_figure(figs, "bottleneck.sweep_accuracy");
+  const auto dat = slurp(figs / "bottleneck.sweep_accuracy.dat");
+  EXPECT_EQ(dat.substr(0, dat.find('\n')), "# mean ± std over 3 seeds");
+  const auto points = read_matrix(figs / "bottleneck.sweep_accuracy.dat");
+  std::vector<double> x;
+  for (const auto& p : points)
+    if (p.size() == 3) x.push_back(p[0]);
+  EXPECT_EQ(x, (std::vector<double>{2, 8, 32}));  // x = hidden size, with its std as the error
+  const SvgFacts svg = read_svg(figs / "bottleneck.sweep_accuracy.svg");
+  ASSERT_EQ(svg.plots.size(), 1u);
+  EXPECT_EQ(count_in(svg.plots[0], "use"), 3 + 1);       // a marker per point, and the key's
+  EXPECT_EQ((subpaths(svg.plots[0]) - 3 - 1) / 3, 3);    // a bar with two caps per point
+  EXPECT_EQ((subpaths(svg.plots[0]) - 3 - 1) % 3, 0);
+  const auto gp = slurp(figs / "bottleneck.sweep_accuracy.gp");
+  EXPECT_NE(gp.find("yerrorlines"), std::string::npos);
+  EXPECT_NE(gp.find("set xlabel \"hidden size\""), std::string::npos);
+  // The sweep's folder, drawn later: the same files.
+  const Outcome p = run_attnlab("plot " + runs.string() + " " + again.string(), dir);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  for (const auto& name : files_in(figs)) EXPECT_EQ(slurp(again / name), slurp(figs / name)) << name;
+}
+
+TEST(PlotCli, TimingDrawsLogLogAxesWithTheCrossoverOrItsAbsenceWritten) {
+  ScratchDir dir("plot_timing");
+  const fs::path figs = dir.path / "t";
+  const Outcome o = run_attnlab("run " + kSpecs + "/timing.json --set 'lengths=[8,64,512]' --set repeats=2 --plot " +
+                                    figs.string(), dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  expect_figure(figs, "timing.log_log");
+  const SvgFacts svg = read_svg(figs / "timing.log_log.svg");
+  ASSERT_EQ(svg.plots.size(), 2u);  // attention and the LSTM
+  bool marked = false;
+  for (const auto& t : svg.texts) marked = marked || t.find("crossover") != std::string::npos;
+  EXPECT_TRUE(marked) << "neither a crossover nor its absence is written on the figure";
+  const auto gp = slurp(figs / "timing.log_log.gp");
+  EXPECT_NE(gp.find("set logscale x"), std::string::npos);
+  EXPECT_NE(gp.find("set logscale y"), std::string::npos);
+}
+
+TEST(PlotCli, NoGnuplotIsRefusedBeforeAnyTrainingNamingThePackage) {
+  ScratchDir dir("plot_nognuplot");
+  const fs::path figs = dir.path / "never";
+  const Outcome o = run_attnlab("run " + kSpecs + "/bottleneck.json --plot " + figs.string(), dir, "",
+                                "PATH=/nonexistent; export PATH; ");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("gnuplot-nox"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("running"), std::string::npos) << "training started: " << o.err;
+  EXPECT_EQ(o.out, "");
+  EXPECT_FALSE(fs::exists(figs));
+  const Outcome p = run_attnlab("plot anything.json " + figs.string(), dir, "", "PATH=/nonexistent; export PATH; ");
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("gnuplot-nox"), std::string::npos) << p.err;
+}
+
+TEST(PlotCli, BadFoldersAndBadResultsAreRefusedWithExitTwo) {
+  ScratchDir dir("plot_refusals");
+  const std::string file = dir.write("not_a_folder", "x");
+  Outcome o = run_attnlab("run " + kSpecs + "/sqrt_d.json --plot " + file, dir);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("not a folder"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(file), "x");
+  const std::string spec = kSpecs + "/sqrt_d.json";
+  o = run_attnlab("plot " + spec + " " + (dir.path / "f").string(), dir);  // a spec is not a result
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("not an attnlab result"), std::string::npos) << o.err;
+  o = run_attnlab("plot " + dir.path.string() + " " + (dir.path / "f").string(), dir);  // a folder without sweep.json
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("sweep.json"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace attnlab::testing
