@@ -49,8 +49,8 @@ Figure lines(std::string name, std::string caption, const Axes& axes, const std:
   f.data = blocks(series);
   f.width = 800;
   f.height = 500;
-  // Below the plot: a sweep's long line titles would squeeze it from the side.
-  f.body = "set colorsequence podo\n" + panel(axes, series, 0, "below box");
+  // Above the plot, centred: beside it a sweep's long line titles squeeze the plot, below it they hit the axis name.
+  f.body = "set colorsequence podo\n" + panel(axes, series, 0, "outside top center horizontal box");
   return f;
 }
 
