@@ -212,6 +212,7 @@ int sweep_command(const SweepOptions& o) {
     const std::string attnlab = self_executable();
     if (o.launcher == "commands") {
       write_stdout(command_lines(jobs, attnlab));
+      if (plotting) std::cerr << "attnlab: sweep: no figures yet; run this sweep again with --plot once the runs have ended\n";
       std::cerr << fmt::format("attnlab: sweep: {} command{} printed; run them (e.g. | parallel -j 8), then run "
                                "this sweep again to collect\n",
                                jobs.size(), jobs.size() == 1 ? "" : "s");
@@ -253,6 +254,7 @@ int sweep_command(const SweepOptions& o) {
                                so.max_parallel ? fmt::format(", at most {} at once", so.max_parallel) : "",
                                slurm_dir.string());
       if (!o.wait) {
+        if (plotting) std::cerr << "attnlab: sweep: no figures yet (without --wait); run this sweep again with --plot to draw them\n";
         std::cerr << "attnlab: sweep: run this sweep again once the jobs have ended (squeue --jobs="
                   << fmt::format("{}", fmt::join(ids, ",")) << ") to collect the results\n";
         return kOk;
