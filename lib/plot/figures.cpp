@@ -21,10 +21,25 @@ const json& at(const json& j, const std::string& key, const std::string& where) 
   return j.at(key);
 }
 
+// A number as attnlab's JSON writes one: null (no value) and the strings
+// "nan", "inf", "-inf" (a diverged loss; JSON has no such numbers) are not
+// finite, and .dat files write them as NaN, which gnuplot skips.
 double num(const json& v, const std::string& where) {
   if (v.is_number()) return v.get<double>();
-  if (v.is_null()) return std::nan("");
+  if (v.is_null() || v == "nan") return std::nan("");
+  if (v == "inf") return HUGE_VAL;
+  if (v == "-inf") return -HUGE_VAL;
   throw std::invalid_argument(where + ": expected a number");
+}
+
+// "row 'LABEL' diverged at epoch E, step S (loss nan)" for a record whose
+// status is "diverged" (trained_rows.hpp), else "".
+std::string divergence(const json& r, const std::string& label) {
+  if (!r.is_object() || r.value("status", "") != "diverged" || !r.contains("diverged")) return "";
+  const json& d = r["diverged"];
+  const json loss = d.value("loss", json("nan"));
+  return fmt::format("{} diverged at epoch {}, step {} (loss {})", label, d.value("epoch", 0), d.value("step", 0),
+                     loss.is_string() ? loss.get<std::string>() : loss.dump());
 }
 
 std::vector<double> vec(const json& j, const std::string& where) {
@@ -58,6 +73,7 @@ Heatmap weights_map(std::string title, std::vector<std::vector<double>> w) {
 
 void attention_map(const json& data, const std::string& p, std::vector<Figure>& out) {
   const std::string where = p + ": data";
+  if (!divergence(data, p).empty()) return;  // a diverged model's weights are NaN: its learning curves say so
   Heatmap h = weights_map("", matrix(at(data, "weights", where), where + "/weights"));
   const auto seq = vec(at(data, "sequence", where), where + "/sequence");
   if (seq.size() != h.values.size()) throw std::invalid_argument(where + "/sequence: not one token per row");
@@ -186,28 +202,42 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
   }
   if (rows.empty()) return;
   std::vector<Series> loss, acc;
+  std::vector<std::string> diverged;  // one line each under the figure's title
+  std::size_t last_epoch = 1;
   for (const auto& [label, r] : rows) {
     const std::string where = p + ": " + label;
     const auto l = vec(at(*r, "epoch_losses", where), where + "/epoch_losses");
     const auto a = vec(at(*r, "epoch_val_accuracies", where), where + "/epoch_val_accuracies");
-    Series s{.title = label}, t{.title = label};
+    if (a.size() != l.size()) throw std::invalid_argument(where + ": epoch records of unequal length");
+    const std::string why = divergence(*r, label);
+    if (!why.empty()) {
+      diverged.push_back(why);
+      last_epoch = std::max<std::size_t>(last_epoch, (*r)["diverged"].value("epoch", 1));
+    } else if (l.empty()) {
+      throw std::invalid_argument(where + ": no epoch recorded, and the row did not diverge");
+    }
+    if (l.empty()) continue;  // diverged in its first epoch: no point to draw, the title names it
+    // A diverged row's line ends at its last completed epoch.
+    Series s{.title = why.empty() ? label : label + " (diverged)"}, t{.title = s.title};
     for (std::size_t e = 0; e < l.size(); ++e) s.x.push_back(e + 1.0);
     s.y = l;
     t.x = s.x;
     t.y = a;
-    if (l.empty() || a.size() != l.size()) throw std::invalid_argument(where + ": epoch records of unequal length");
+    last_epoch = std::max(last_epoch, l.size());
     loss.push_back(std::move(s));
     acc.push_back(std::move(t));
   }
   // Whole epochs, a margin so the first and last points are not cut by the
   // frame, and one left margin so the two panels' plot areas line up.
   const std::string integer_epochs =
-      fmt::format("set xtics 1\nset mxtics 1\nset xrange [0.7:{}]\nset lmargin 12\n", number(loss[0].x.size() + 0.3));
+      fmt::format("set xtics 1\nset mxtics 1\nset xrange [0.7:{}]\nset lmargin 12\n", number(last_epoch + 0.3));
   Axes top{.title = "training loss", .xlabel = "epoch", .ylabel = "mean cross-entropy per step", .extra = integer_epochs};
   Axes bottom{.title = "validation accuracy", .xlabel = "epoch", .ylabel = "accuracy (fraction correct)",
               .extra = integer_epochs};
+  std::string title = p + ": learning curves";
+  for (const auto& d : diverged) title += "\n" + d + ": training stopped there";
   out.push_back(two_panels(p + ".learning_curves", "training loss and validation accuracy after each epoch, per row",
-                           p + ": learning curves", top, loss, bottom, acc));
+                           title, top, loss, bottom, acc));
 }
 
 void timing(const json& data, const std::string& p, std::vector<Figure>& out) {

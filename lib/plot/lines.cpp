@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace attnlab::plot {
@@ -32,13 +34,20 @@ std::string panel(const Axes& a, const std::vector<Series>& series, std::size_t 
   s += "set grid back lc rgb \"#dddddd\"\n";
   s += "set key " + key + "\n";
   s += a.extra;
-  s += "plot ";
+  // gnuplot refuses ("all points y value undefined") a series with no finite
+  // point; such a series keeps its data block but is not drawn.
+  std::string plots;
   for (std::size_t k = 0; k < series.size(); ++k) {
+    const auto& y = series[k].y;
+    if (std::none_of(y.begin(), y.end(), [](double v) { return std::isfinite(v); })) continue;
     const bool bars = !series[k].err.empty();
-    s += fmt::format("{}DATA index {} using 1:2{} with {} lw 2 pt 7 ps 0.8 title {}", k ? ", \\\n     " : "",
-                     first + k, bars ? ":3" : "", bars ? "yerrorlines" : "linespoints", quoted(series[k].title));
+    plots += fmt::format("{}DATA index {} using 1:2{} with {} lw 2 pt 7 ps 0.8 title {}", plots.empty() ? "" : ", \\\n     ",
+                         first + k, bars ? ":3" : "", bars ? "yerrorlines" : "linespoints", quoted(series[k].title));
   }
-  return s + "\n";
+  if (plots.empty())  // an empty frame that says why (its x range comes from `extra`)
+    return s + "set yrange [0:1]\nset label \"nothing to draw: no finite value\" at graph 0.5, graph 0.5 center\n" +
+           "plot NaN notitle\n";
+  return s + "plot " + plots + "\n";
 }
 
 }  // namespace
@@ -56,9 +65,11 @@ Figure lines(std::string name, std::string caption, const Axes& axes, const std:
 
 Figure two_panels(std::string name, std::string caption, const std::string& title, const Axes& top,
                   const std::vector<Series>& top_series, const Axes& bottom, const std::vector<Series>& bottom_series) {
-  if (top_series.empty() || bottom_series.empty()) throw std::invalid_argument("figure '" + name + "': no series");
   Figure f{.name = std::move(name), .caption = std::move(caption)};
-  f.data = blocks(top_series) + "\n\n" + blocks(bottom_series);
+  // No series at all (every row diverged in its first epoch): two empty
+  // frames under the title that says so, and a data file that says it too.
+  f.data = top_series.empty() && bottom_series.empty() ? "# no series: nothing completed an epoch\n"
+                                                       : blocks(top_series) + "\n\n" + blocks(bottom_series);
   f.width = 800;
   f.height = 760;
   f.body = "set colorsequence podo\nset multiplot layout 2,1 title " + quoted(title) + "\n";

@@ -23,12 +23,14 @@ struct Axes {
 };
 
 /// Lines with points, one data block per series (with "yerrorlines" when a
-/// series has err). Throws std::invalid_argument for series whose x, y and
+/// series has err). A series with no finite y keeps its block but is not
+/// drawn (gnuplot refuses it); with none drawn the frame says so. Throws std::invalid_argument for series whose x, y and
 /// err differ in length or that are empty.
 Figure lines(std::string name, std::string caption, const Axes& axes, const std::vector<Series>& series);
 
 /// Two line panels one above the other sharing the series' titles (loss on
-/// top, accuracy below: a learning curve).
+/// top, accuracy below: a learning curve). Either list may be empty: its
+/// panel is then an empty frame saying there is nothing to draw.
 Figure two_panels(std::string name, std::string caption, const std::string& title, const Axes& top,
                   const std::vector<Series>& top_series, const Axes& bottom, const std::vector<Series>& bottom_series);
 

@@ -17,6 +17,12 @@ const plot::Figure& named(const std::vector<plot::Figure>& figs, const std::stri
   throw std::runtime_error("no figure " + name);
 }
 
+json sweep_table(json params, double a_mean, double b_mean) {
+  return {{"params", params}, {"label", "variant"}, {"columns", {{{"header", "accuracy"}, {"key", "accuracy"}}}},
+          {"rows", {{{"row", "a"}, {"n", 3}, {"metrics", {{"accuracy", {{"mean", a_mean}, {"std", 0.01}}}}}},
+                    {{"row", "b"}, {"n", 3}, {"metrics", {{"accuracy", {{"mean", b_mean}, {"std", 0.02}}}}}}}}};
+}
+
 TEST(Figures, TimingMarksTheCrossoverWhereTheRatioChangesSignOnLogAxes) {
   // attention/lstm = 1/2 at length 10 and 2 at length 1000: on log axes the
   // ratio's log crosses zero half-way, at length 100.
@@ -68,10 +74,50 @@ TEST(Figures, LearningCurvesHaveOneLinePerTrainedRowNamedAsTheTableNamesIt) {
                     "# hidden size 16\n1 0.9\n");
 }
 
-json sweep_table(json params, double a_mean, double b_mean) {
-  return {{"params", params}, {"label", "variant"}, {"columns", {{{"header", "accuracy"}, {"key", "accuracy"}}}},
-          {"rows", {{{"row", "a"}, {"n", 3}, {"metrics", {{"accuracy", {{"mean", a_mean}, {"std", 0.01}}}}}},
-                    {{"row", "b"}, {"n", 3}, {"metrics", {{"accuracy", {{"mean", b_mean}, {"std", 0.02}}}}}}}}};
+TEST(Figures, DivergedRowsAreNamedAndTheirLinesEndAtTheirLastCompletedEpoch) {
+  // issue 9's record: a diverged row has status "diverged", its completed
+  // epochs only, and the loss as a string ("nan", "inf": JSON has neither).
+  const json result = {
+      {"experiment", "positions"},
+      {"table", {{"label", ""}, {"rows", {{{"label", "no positions"}}, {{"label", "with positions"}}, {{"label", "big"}}}}}},
+      {"data", {{"rows", {{{"status", "ok"}, {"epoch_losses", {0.7, 0.6, 0.5}}, {"epoch_val_accuracies", {0.5, 0.6, 0.7}}},
+                          {{"status", "diverged"}, {"epoch_losses", {0.69, 4.5}}, {"epoch_val_accuracies", {0.5, 0.5}},
+                           {"diverged", {{"epoch", 3}, {"step", 7}, {"loss", "inf"}}}, {"accuracy", nullptr}},
+                          {{"status", "diverged"}, {"epoch_losses", json::array()}, {"epoch_val_accuracies", json::array()},
+                           {"diverged", {{"epoch", 1}, {"step", 2}, {"loss", "nan"}}}, {"accuracy", nullptr}}}}}}};
+  const auto f = named(plot::figures_of_result(result, "positions"), "positions.learning_curves");
+  // The row that diverged at once has no point; the other ends at epoch 2.
+  EXPECT_EQ(f.data, "# no positions\n1 0.7\n2 0.6\n3 0.5\n\n\n# with positions (diverged)\n1 0.69\n2 4.5\n\n\n"
+                    "# no positions\n1 0.5\n2 0.6\n3 0.7\n\n\n# with positions (diverged)\n1 0.5\n2 0.5\n");
+  // The title names both, with where they stopped.
+  EXPECT_NE(f.body.find("positions: learning curves\\nwith positions diverged at epoch 3, step 7 (loss inf): "
+                        "training stopped there\\nbig diverged at epoch 1, step 2 (loss nan): training stopped there"),
+            std::string::npos)
+      << f.body;
+  EXPECT_EQ(f.body.find("nan "), std::string::npos);
+}
+
+TEST(Figures, EveryRowDivergedInItsFirstEpochStillDrawsFramesThatSaySo) {
+  const json result = {{"experiment", "attention_map"},
+                       {"data", {{"status", "diverged"}, {"accuracy", nullptr}, {"epoch_losses", json::array()},
+                                 {"epoch_val_accuracies", json::array()}, {"sequence", {1, 2}}, {"label", 0},
+                                 {"diverged", {{"epoch", 1}, {"step", 1}, {"loss", "nan"}}}}}};
+  const auto figs = plot::figures_of_result(result, "attention_map");
+  ASSERT_EQ(figs.size(), 1u);  // no heatmap: the weights of a diverged model are NaN and not in the result
+  EXPECT_EQ(figs[0].name, "attention_map.learning_curves");
+  EXPECT_NE(figs[0].body.find("attention_map diverged at epoch 1, step 1 (loss nan)"), std::string::npos);
+  EXPECT_NE(figs[0].body.find("plot NaN notitle"), std::string::npos);  // gnuplot draws the frame, no series
+  EXPECT_EQ(figs[0].body.find("DATA"), std::string::npos);
+}
+
+TEST(Figures, ASeriesWithNoFiniteValueIsNotHandedToGnuplot) {
+  const json doc = {{"experiment", "positions"}, {"axes", {{"lr", {1, 2}}}},
+                    {"tables", {sweep_table({{"lr", 1}}, 0.8, NAN), sweep_table({{"lr", 2}}, 0.9, NAN)}}};
+  const auto figs = plot::figures_of_document(doc);
+  ASSERT_EQ(figs.size(), 1u);
+  EXPECT_EQ(figs[0].data, "# variant a\n1 0.8 0.01\n2 0.9 0.01\n\n\n# variant b\n1 NaN 0.02\n2 NaN 0.02\n");
+  EXPECT_NE(figs[0].body.find("index 0 using"), std::string::npos);
+  EXPECT_EQ(figs[0].body.find("index 1 using"), std::string::npos) << figs[0].body;
 }
 
 TEST(Figures, SweepDrawsTheMetricAgainstTheSweptNumberOneLinePerRow) {

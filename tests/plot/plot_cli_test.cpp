@@ -95,6 +95,39 @@ TEST(PlotCli, AttentionMapDrawsItsHeatmapAndLearningCurvesAndPlotRedrawsTheSameF
   for (const auto& name : files_in(figs)) EXPECT_EQ(slurp(again / name), slurp(figs / name)) << name;
 }
 
+bool any_text_has(const SvgFacts& svg, const std::string& what) {
+  return std::any_of(svg.texts.begin(), svg.texts.end(), [&](const std::string& t) { return t.find(what) != std::string::npos; });
+}
+
+TEST(PlotCli, DivergedRowsGetLearningCurvesThatNameThemAndGnuplotDrawsThemCleanly) {
+  ScratchDir dir("plot_diverged");
+  const fs::path figs = dir.path / "out", again = dir.path / "again";
+  const std::string result = (dir.path / "diverged.json").string();
+  // lr=1000: both rows' losses are NaN within the first epoch (issue 9 names them, the run exits 1).
+  const Outcome o = run_attnlab("run " + kSpecs + "/positions.json " + kSpecs + "/attention_map.json --set lr=1000 "
+                                    "--format json -o " + result + " --plot " + figs.string(), dir);
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_EQ(o.err.find("gnuplot:"), std::string::npos) << "gnuplot complained: " << o.err;
+  // The attention map of a model whose weights are NaN is not drawn; its curves are.
+  EXPECT_EQ(files_in(figs), (std::vector<std::string>{
+                                "attention_map.learning_curves.dat", "attention_map.learning_curves.gp",
+                                "attention_map.learning_curves.png", "attention_map.learning_curves.svg",
+                                "positions.learning_curves.dat", "positions.learning_curves.gp",
+                                "positions.learning_curves.png", "positions.learning_curves.svg"}));
+  expect_figure(figs, "positions.learning_curves");
+  expect_figure(figs, "attention_map.learning_curves");
+  const SvgFacts svg = read_svg(figs / "positions.learning_curves.svg");
+  EXPECT_TRUE(any_text_has(svg, "no positions diverged at epoch 1, step ")) << "the figure does not name the row";
+  EXPECT_TRUE(any_text_has(svg, "with positions diverged at epoch 1, step "));
+  EXPECT_TRUE(any_text_has(read_svg(figs / "attention_map.learning_curves.svg"), "attention_map diverged at epoch 1"));
+  EXPECT_EQ(slurp(figs / "positions.learning_curves.dat").find("nan"), std::string::npos);
+
+  const Outcome p = run_attnlab("plot " + result + " " + again.string(), dir);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(files_in(again), files_in(figs));
+  for (const auto& name : files_in(figs)) EXPECT_EQ(slurp(again / name), slurp(figs / name)) << name;
+}
+
 TEST(PlotCli, EveryHeatmapKindDrawsOneCellPerWeight) {
   ScratchDir dir("plot_maps");
   const fs::path figs = dir.path / "maps";
