@@ -202,7 +202,7 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
   }
   if (rows.empty()) return;
   std::vector<Series> loss, acc;
-  std::vector<std::string> diverged;  // one line each under the figure's title
+  std::vector<std::string> notes;  // what went wrong in training, one line each under the figure's title
   std::size_t last_epoch = 1;
   for (const auto& [label, r] : rows) {
     const std::string where = p + ": " + label;
@@ -211,11 +211,14 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
     if (a.size() != l.size()) throw std::invalid_argument(where + ": epoch records of unequal length");
     const std::string why = divergence(*r, label);
     if (!why.empty()) {
-      diverged.push_back(why);
+      notes.push_back(why + ": training stopped there");
       last_epoch = std::max<std::size_t>(last_epoch, (*r)["diverged"].value("epoch", 1));
     } else if (l.empty()) {
       throw std::invalid_argument(where + ": no epoch recorded, and the row did not diverge");
     }
+    if (why.empty() && r->value("loss_rose", false) && !l.empty())  // issue 9's warning, on the figure too
+      notes.push_back(fmt::format("{}: the loss rose from {:.4g} (first step) to {:.4g} (epoch {})", label,
+                                  num(r->value("first_loss", json()), where), l.back(), l.size()));
     if (l.empty()) continue;  // diverged in its first epoch: no point to draw, the title names it
     // A diverged row's line ends at its last completed epoch.
     Series s{.title = why.empty() ? label : label + " (diverged)"}, t{.title = s.title};
@@ -232,10 +235,22 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
   const std::string integer_epochs =
       fmt::format("set xtics 1\nset mxtics 1\nset xrange [0.7:{}]\nset lmargin 12\n", number(last_epoch + 0.3));
   Axes top{.title = "training loss", .xlabel = "epoch", .ylabel = "mean cross-entropy per step", .extra = integer_epochs};
+  // Accuracy on its whole range, 0 to 1: autoscaled, chance (0.5) looked like a fall and the axis ran past 1.
   Axes bottom{.title = "validation accuracy", .xlabel = "epoch", .ylabel = "accuracy (fraction correct)",
-              .extra = integer_epochs};
+              .extra = integer_epochs + "set yrange [0:1.02]\nset ytics 0, 0.1, 1\n"};
+  top.empty_note = bottom.empty_note = "no epoch completed: every row diverged in its first epoch";
   std::string title = p + ": learning curves";
-  for (const auto& d : diverged) title += "\n" + d + ": training stopped there";
+  // At most four lines, so that the panels keep their room; the result's JSON lists every row.
+  const std::size_t shown = notes.size() > 4 ? 3 : notes.size();
+  for (std::size_t i = 0; i < shown; ++i) title += "\n" + notes[i];
+  if (shown < notes.size()) title += fmt::format("\n... and {} more rows (the result's JSON lists them)", notes.size() - shown);
+  // A loss that grew by orders of magnitude flattens every other line: log axis then.
+  double lo = HUGE_VAL, hi = 0;
+  for (const auto& s : loss)
+    for (double v : s.y)
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  top.log_y = lo > 0 && hi / lo > 100;
+  if (top.log_y) top.ylabel += " (log scale)";
   out.push_back(two_panels(p + ".learning_curves", "training loss and validation accuracy after each epoch, per row",
                            title, top, loss, bottom, acc));
 }

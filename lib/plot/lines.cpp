@@ -26,11 +26,13 @@ std::string blocks(const std::vector<Series>& series) {
 
 // `first` is the index of the series' first block in the data file.
 std::string panel(const Axes& a, const std::vector<Series>& series, std::size_t first, const std::string& key) {
-  std::string s = "set title " + quoted(a.title) + "\n";
+  std::string s = "unset label\nunset arrow\nset title " + quoted(a.title) + "\n";  // nothing from the panel above
   s += "set xlabel " + quoted(a.xlabel) + "\nset ylabel " + quoted(a.ylabel) + "\n";
   s += a.log_x ? "set logscale x\n" : "unset logscale x\n";
   s += a.log_y ? "set logscale y\n" : "unset logscale y\n";
   if (!a.x_names.empty()) s += tics("x", a.x_names) + fmt::format("set xrange [-0.5:{}]\n", a.x_names.size() - 0.5);
+  // 5% above and below the points: autoscaling ends the axis at the extreme point, whose marker the frame then cuts.
+  s += a.log_y ? "set offsets 0, 0, 0, 0\n" : "set offsets 0, 0, graph 0.05, graph 0.05\n";
   s += "set grid back lc rgb \"#dddddd\"\n";
   s += "set key " + key + "\n";
   s += a.extra;
@@ -44,8 +46,8 @@ std::string panel(const Axes& a, const std::vector<Series>& series, std::size_t 
     plots += fmt::format("{}DATA index {} using 1:2{} with {} lw 2 pt 7 ps 0.8 title {}", plots.empty() ? "" : ", \\\n     ",
                          first + k, bars ? ":3" : "", bars ? "yerrorlines" : "linespoints", quoted(series[k].title));
   }
-  if (plots.empty())  // an empty frame that says why (its x range comes from `extra`)
-    return s + "set yrange [0:1]\nset label \"nothing to draw: no finite value\" at graph 0.5, graph 0.5 center\n" +
+  if (plots.empty())  // an empty frame that says why (its x range comes from `extra`), without an empty key box
+    return s + "unset key\nset yrange [0:1]\nset label " + quoted(a.empty_note) + " at graph 0.5, graph 0.5 center\n" +
            "plot NaN notitle\n";
   return s + "plot " + plots + "\n";
 }
@@ -73,8 +75,9 @@ Figure two_panels(std::string name, std::string caption, const std::string& titl
   f.width = 800;
   f.height = 760;
   f.body = "set colorsequence podo\nset multiplot layout 2,1 title " + quoted(title) + "\n";
-  f.body += panel(top, top_series, 0, "outside right top box") +
-            panel(bottom, bottom_series, top_series.size(), "outside right top box");
+  // Left-aligned titles with the sample after them: right-aligned ones left a wide gap before a long title.
+  f.body += panel(top, top_series, 0, "outside right top box Left reverse") +
+            panel(bottom, bottom_series, top_series.size(), "outside right top box Left reverse");
   f.body += "unset multiplot\n";
   return f;
 }

@@ -20,6 +20,7 @@ struct Axes {
   bool log_x = false, log_y = false;
   std::vector<std::string> x_names;  // categorical x: tick i is x_names[i] (x = 0, 1, ...)
   std::string extra;                 // commands before `plot` (arrows, labels, ranges)
+  std::string empty_note = "nothing to draw: no finite value";  // written on the frame when no series can be drawn
 };
 
 /// Lines with points, one data block per series (with "yerrorlines" when a

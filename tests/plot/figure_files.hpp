@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,6 +51,7 @@ struct PlotGroup {
   std::map<std::string, int> elements;  // element name -> count, all depths
   std::vector<std::string> texts;       // the text of each <text>
   std::vector<std::string> paths;       // the d attribute of each <path>
+  std::vector<std::string> polygons;    // each <polygon>'s fill and points: "rgb(r, g, b)|x,y x,y ..."
 };
 
 struct SvgFacts {
@@ -82,6 +85,7 @@ inline void walk(xmlNode* n, SvgFacts& f, int group) {  // group: index into f.p
     } else if (g >= 0) {
       ++f.plots[g].elements[name];
       if (name == "path") f.plots[g].paths.push_back(attr(n, "d"));
+      if (name == "polygon") f.plots[g].polygons.push_back(attr(n, "fill") + "|" + attr(n, "points"));
     }
     if (name == "text") {
       f.texts.push_back(content(n));
@@ -106,6 +110,38 @@ inline SvgFacts read_svg(const std::filesystem::path& p) {
   }
   xmlFreeDoc(doc);
   return f;
+}
+
+/// A filled polygon as drawn: its centre (SVG units, y down) and its fill's
+/// brightness (r + g + b, 0 = black, 765 = white).
+struct Cell {
+  double x = 0, y = 0;
+  int brightness = 0;
+};
+
+/// The cells of a heatmap's image plot, one per <polygon>, parsed from
+/// gnuplot's `fill = 'rgb(r, g, b)' points = 'x,y x,y ...'`.
+inline std::vector<Cell> cells(const PlotGroup& g) {
+  std::vector<Cell> out;
+  for (const auto& p : g.polygons) {
+    const auto bar = p.find('|');
+    int r = 0, gr = 0, b = 0;
+    if (std::sscanf(p.c_str(), "rgb(%d, %d, %d)", &r, &gr, &b) != 3) throw std::runtime_error("fill: " + p);
+    Cell c{.brightness = r + gr + b};
+    std::istringstream pts(p.substr(bar + 1));
+    int n = 0;
+    for (std::string xy; pts >> xy; ++n) {
+      double x = 0, y = 0;
+      if (std::sscanf(xy.c_str(), "%lf,%lf", &x, &y) != 2) throw std::runtime_error("points: " + p);
+      c.x += x;
+      c.y += y;
+    }
+    if (n == 0) throw std::runtime_error("no points: " + p);
+    c.x /= n;
+    c.y /= n;
+    out.push_back(c);
+  }
+  return out;
 }
 
 /// How many elements named `element` the group holds.

@@ -79,6 +79,21 @@ TEST(PlotCli, AttentionMapDrawsItsHeatmapAndLearningCurvesAndPlotRedrawsTheSameF
   const SvgFacts svg = read_svg(figs / "attention_map.weights.svg");
   ASSERT_GE(svg.plots.size(), 3u);
   EXPECT_EQ(count_in(svg.plots[0], "polygon"), 64);
+  // And as drawn: in the SVG's top row of cells (query 0, labelled so on
+  // the left), the darkest cell is the fourth from the left (key 3).
+  auto drawn = cells(svg.plots[0]);
+  ASSERT_EQ(drawn.size(), 64u);
+  const double top = std::min_element(drawn.begin(), drawn.end(), [](auto& a, auto& b) { return a.y < b.y; })->y;
+  std::vector<Cell> row0;
+  for (const auto& c : drawn)
+    if (c.y < top + 1) row0.push_back(c);
+  ASSERT_EQ(row0.size(), 8u);
+  std::sort(row0.begin(), row0.end(), [](auto& a, auto& b) { return a.x < b.x; });
+  EXPECT_EQ(std::min_element(row0.begin(), row0.end(), [](auto& a, auto& b) { return a.brightness < b.brightness; }) -
+                row0.begin(),
+            3);
+  const std::string seq_digits = "pos 0: " + std::to_string(nlohmann::json::parse(slurp(result))["results"][0]["data"]["sequence"][0].get<int>());
+  EXPECT_NE(std::find(svg.texts.begin(), svg.texts.end(), seq_digits), svg.texts.end()) << "no row labelled " << seq_digits;
   EXPECT_EQ(nonempty_texts(svg.plots[1]) + nonempty_texts(svg.plots[2]), 64);
   // Learning curves: two panels (loss, accuracy), one line of 10 epochs each.
   const SvgFacts curves = read_svg(figs / "attention_map.learning_curves.svg");
