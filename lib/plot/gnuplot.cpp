@@ -75,12 +75,13 @@ void prepare_dir(const std::string& dir) {
     throw report::OutputRefused("cannot write figures into " + dir + ": it is a symbolic link, not a folder");
   if (fs::exists(st) && !fs::is_directory(st))
     throw report::OutputRefused("cannot write figures into " + dir + ": it exists and is not a folder");
-  if (!fs::exists(st)) {
-    const fs::path parent = p.has_parent_path() && !p.parent_path().empty() ? p.parent_path() : fs::path(".");
-    if (!fs::is_directory(parent, ec))
-      throw report::OutputRefused("cannot make the figures' folder " + dir + ": " + parent.string() +
-                                  " is not a folder");
-    if (!fs::create_directory(p, ec) && ec)
+  if (!fs::exists(st)) {  // made with its missing parents, as mkdir -p and sweep --dir do
+    fs::path existing = p.parent_path();
+    while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+    if (!existing.empty() && !fs::is_directory(existing, ec))
+      throw report::OutputRefused("cannot make the figures' folder " + dir + ": " + existing.string() +
+                                  " exists and is not a folder");
+    if (!fs::create_directories(p, ec) && ec)
       throw report::OutputRefused("cannot make the figures' folder " + dir + ": " + ec.message());
   }
   if (::access(dir.c_str(), W_OK | X_OK) != 0)

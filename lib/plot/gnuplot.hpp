@@ -22,7 +22,7 @@ struct GnuplotMissing : std::runtime_error {
 std::string find_gnuplot();
 
 /// Checks, before any work, that `dir` may receive figures: it is a folder
-/// (made when absent; its parent must exist), not a link, and writable.
+/// (made when absent, with its missing parents), not a link, and writable.
 /// Throws report::OutputRefused naming the folder and the reason.
 void prepare_dir(const std::string& dir);
 

@@ -235,6 +235,14 @@ TEST(PlotCli, BadFoldersAndBadResultsAreRefusedWithExitTwo) {
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("not a folder"), std::string::npos) << o.err;
   EXPECT_EQ(slurp(file), "x");
+  o = run_attnlab("run " + kSpecs + "/sqrt_d.json --plot " + file + "/below/it", dir);  // a file on the way
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find(file + " exists and is not a folder"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(file), "x");
+  // Missing parents are made, as mkdir -p makes them.
+  o = run_attnlab("run " + kSpecs + "/causal_mask.json --plot " + (dir.path / "a" / "b").string(), dir);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(fs::is_regular_file(dir.path / "a" / "b" / "causal_mask.weights.png"));
   const std::string spec = kSpecs + "/sqrt_d.json";
   o = run_attnlab("plot " + spec + " " + (dir.path / "f").string(), dir);  // a spec is not a result
   EXPECT_EQ(o.exit_code, 2);
