@@ -60,8 +60,14 @@ Figure lines(std::string name, std::string caption, const Axes& axes, const std:
   f.data = blocks(series);
   f.width = 800;
   f.height = 500;
-  // Above the plot, centred: beside it a sweep's long line titles squeeze the plot, below it they hit the axis name.
-  f.body = "set colorsequence podo\n" + panel(axes, series, 0, "outside top center horizontal box");
+  // The key above the plot, centred: beside it a sweep's long line titles squeeze the plot, below it they hit the
+  // axis name, and "outside top" put it above the title. So the title is a label at the top of the canvas, the key
+  // stands on the plot's top edge (two titles a row), and the top margin holds both.
+  Axes a = axes;
+  a.title.clear();
+  a.extra = fmt::format("set label 1001 {} at screen 0.5, screen 0.965 center\nset tmargin {}\n", quoted(axes.title),
+                        4 + (series.size() + 1) / 2) + axes.extra;
+  f.body = "set colorsequence podo\n" + panel(a, series, 0, "at graph 0.5, graph 1.03 center bottom horizontal maxcols 2 box");
   return f;
 }
 
