@@ -113,8 +113,12 @@ void padding_mask(const json& data, const std::string& p, std::vector<Figure>& o
   out.push_back(heatmap(p + ".mask", "which positions of each sequence are real tokens", m));
   const json& w = at(data, "weights", where);
   for (std::size_t b = 0; b < w.size(); ++b) {
-    Heatmap h = weights_map(fmt::format("sequence {}: weights, padded keys blocked", b),
-                            matrix(w[b], fmt::format("{}/weights/{}", where, b)));
+    Heatmap h = weights_map("", matrix(w[b], fmt::format("{}/weights/{}", where, b)));
+    // Said per sequence: "padded keys blocked" over a sequence without padding read as a missing mask.
+    const std::size_t n = h.values[0].size(), len = b < lengths.size() ? static_cast<std::size_t>(lengths[b]) : n;
+    h.title = len >= n ? fmt::format("sequence {} (length {}, no padding): weights", b, len)
+                       : fmt::format("sequence {} (length {}): weights, padded {} blocked", b, len,
+                                     len + 1 == n ? fmt::format("key {}", len) : fmt::format("keys {}-{}", len, n - 1));
     for (std::size_t j = 0; j < h.column_labels.size(); ++j)
       if (b < lengths.size() && static_cast<double>(j) >= lengths[b]) h.column_labels[j] += "\npad";
     out.push_back(heatmap(fmt::format("{}.weights_{}", p, b),
