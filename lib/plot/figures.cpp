@@ -184,6 +184,62 @@ void sinusoidal(const json& data, const std::string& p, std::vector<Figure>& out
   out.push_back(heatmap(p + ".encodings", "the sinusoidal table: sin on even dimensions, cos on odd", h));
 }
 
+// --- translation (issue 13) ---------------------------------------------------
+
+// The table's bucket headers ("4-7", "17-20*"), from its columns whose key is acc_A_B.
+std::vector<std::string> bucket_names(const json& result, std::size_t n) {
+  std::vector<std::string> names;
+  if (result.contains("table") && result["table"].contains("columns"))
+    for (const auto& c : result["table"]["columns"])
+      if (c.value("key", "").rfind("acc_", 0) == 0) names.push_back(c.value("header", c.value("key", "")));
+  if (names.size() != n) {
+    names.clear();
+    for (std::size_t i = 0; i < n; ++i) names.push_back("bucket " + std::to_string(i));
+  }
+  return names;
+}
+
+// Bahdanau et al.'s Figure 2: accuracy against source length, one line per
+// model; and each model's alignment of one sentence (their Figure 3).
+void translation(const json& result, const std::string& p, std::vector<Figure>& out) {
+  const json& data = result.at("data");
+  const json& rows = at(data, "rows", p + ": data");
+  std::vector<Series> lines_by_model;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string where = fmt::format("{}: data/rows/{}", p, i);
+    const json& r = rows[i];
+    const std::string label = r.value("label", r.value("model", std::to_string(i)));
+    const auto acc = vec(at(r, "bucket_accuracy", where), where + "/bucket_accuracy");
+    if (names.empty()) names = bucket_names(result, acc.size());
+    if (acc.size() != names.size()) throw std::invalid_argument(where + "/bucket_accuracy: not one per bucket");
+    const std::string why = divergence(r, label);  // named in the line's title, drawn as no point
+    Series s{.title = why.empty() ? label : label + " (diverged)"};
+    for (std::size_t b = 0; b < acc.size(); ++b) {
+      s.x.push_back(static_cast<double>(b));
+      s.y.push_back(why.empty() ? acc[b] : std::nan(""));  // a diverged model's accuracies mean nothing
+    }
+    lines_by_model.push_back(std::move(s));
+    if (r.contains("alignment") && why.empty()) {
+      Heatmap h = weights_map(label + ": alignment of one validation sentence",
+                              matrix(r["alignment"], where + "/alignment"));
+      h.xlabel = "source position";
+      h.ylabel = "output position (greedy)";
+      h.value_format = h.values[0].size() <= 12 ? "%.2f" : "";
+      out.push_back(heatmap(fmt::format("{}.alignment_{}", p, r.value("model", std::to_string(i))),
+                            "where the decoder looked in the source for each output token", h));
+    }
+  }
+  if (lines_by_model.empty()) return;
+  Axes a{.title = p + ": exact-sentence accuracy by source length",
+         .xlabel = "source length (words; * = longer than any training sentence)",
+         .ylabel = "accuracy (fraction of sentences exactly right)",
+         .x_names = names,
+         .extra = "set yrange [0:1.02]\nset ytics 0, 0.1, 1\n"};
+  out.push_back(lines(p + ".accuracy_by_length",
+                      "accuracy by source-length bucket, one line per model (Bahdanau et al., Fig. 2)", a, lines_by_model));
+}
+
 // --- lines ------------------------------------------------------------------
 
 void learning_curves(const json& result, const std::string& p, std::vector<Figure>& out) {
@@ -201,6 +257,7 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
         const std::string header = table->value("label", "");
         if (!header.empty()) label = header + " " + label;
       }
+      if (r.contains("label") && r["label"].is_string()) label = r["label"].get<std::string>();  // the row's own name
       rows.push_back({label, &r});
     }
   }
@@ -211,7 +268,10 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
   for (const auto& [label, r] : rows) {
     const std::string where = p + ": " + label;
     const auto l = vec(at(*r, "epoch_losses", where), where + "/epoch_losses");
-    const auto a = vec(at(*r, "epoch_val_accuracies", where), where + "/epoch_val_accuracies");
+    // A kind whose fit records no validation accuracy per epoch gets an empty accuracy panel that says so.
+    const auto a = r->contains("epoch_val_accuracies")
+                       ? vec((*r)["epoch_val_accuracies"], where + "/epoch_val_accuracies")
+                       : std::vector<double>(l.size(), std::nan(""));
     if (a.size() != l.size()) throw std::invalid_argument(where + ": epoch records of unequal length");
     const std::string why = divergence(*r, label);
     if (!why.empty()) {
@@ -317,6 +377,7 @@ std::vector<Figure> figures_of_result(const json& result, const std::string& pre
       {"attention_weights", attention_weights}, {"heads", heads}, {"library_mha", library_mha},
       {"torch_mha", torch_mha}, {"sinusoidal", sinusoidal}, {"timing", timing}};
   if (auto it = maps.find(kind); it != maps.end()) it->second(data, prefix, out);
+  if (kind == "translation") translation(result, prefix, out);  // needs the table's bucket names too
   learning_curves(result, prefix, out);
   for (auto& f : out) f.source = result.value("file", "");
   return out;

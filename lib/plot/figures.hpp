@@ -20,7 +20,13 @@ namespace attnlab::plot {
 ///   and .attn_mask, sinusoidal.encodings;
 ///   learning curves (loss and validation accuracy per epoch, one line per
 ///   trained row): <kind>.learning_curves;
-///   timing.log_log (forward time against length, the crossover marked).
+///   timing.log_log (forward time against length, the crossover marked);
+///   translation.accuracy_by_length (one line per model over the source-length
+///   buckets) and translation.alignment_<model> (one sentence's alignment),
+///   from the rows issue 13's experiment writes ("label", "model",
+///   "bucket_accuracy", optional "alignment", the table's acc_A_B columns).
+/// A diverged row (status "diverged", issue 9) is named on its figures; its
+/// weights and accuracies are not drawn.
 /// Kinds with nothing to draw give none. Throws std::invalid_argument naming
 /// the field when the result lacks what its kind's figure needs.
 std::vector<Figure> figures_of_result(const nlohmann::json& result, const std::string& prefix);

@@ -67,7 +67,7 @@ Figure lines(std::string name, std::string caption, const Axes& axes, const std:
   a.title.clear();
   a.extra = fmt::format("set label 1001 {} at screen 0.5, screen 0.965 center\nset tmargin {}\n", quoted(axes.title),
                         4 + (series.size() + 1) / 2) + axes.extra;
-  f.body = "set colorsequence podo\n" + panel(a, series, 0, "at graph 0.5, graph 1.03 center bottom horizontal maxcols 2 box");
+  f.body = "set colorsequence podo\n" + panel(a, series, 0, "at graph 0.5, graph 1.03 center bottom horizontal maxcols 2 box Left reverse");
   return f;
 }
 

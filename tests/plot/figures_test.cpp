@@ -160,6 +160,44 @@ TEST(Figures, SeedsOnlySweepIsOnePointWithErrorBarPerRow) {
   EXPECT_NE(figs[0].body.find("set xtics (\"a\" 0, \"b\" 1)"), std::string::npos);  // the rows by name
 }
 
+// The shape issue 13's translation experiment writes (its branch, b292226):
+// rows with "model", "label", "bucket_accuracy" (null for an empty bucket),
+// "alignment" (output x source), and the table's acc_A_B columns.
+json translation_result() {
+  return {{"experiment", "translation"},
+          {"table", {{"columns", {{{"header", "params"}, {"key", "params"}}, {{"header", "4-7"}, {"key", "acc_4_7"}},
+                                  {{"header", "8-10"}, {"key", "acc_8_10"}}, {{"header", "17-20*"}, {"key", "acc_17_20"}},
+                                  {{"header", "time"}, {"key", "seconds"}}}}}},
+          {"data", {{"rows", {{{"model", "rnnenc"}, {"label", "encoder-decoder, no attention"},
+                               {"bucket_accuracy", {0.075, 0.005, nullptr}}, {"status", "ok"},
+                               {"epoch_losses", {2.0, 1.5}}},
+                              {{"model", "dot"}, {"label", "dot-product attention (Luong)"},
+                               {"bucket_accuracy", {0.979, 0.995, 0.0}}, {"status", "ok"},
+                               {"epoch_losses", {1.9, 0.4}}, {"alignment", {{0.9, 0.1, 0.0}, {0.2, 0.7, 0.1}}}},
+                              {{"model", "additive"}, {"label", "additive (Bahdanau)"}, {"status", "diverged"},
+                               {"bucket_accuracy", {nullptr, nullptr, nullptr}}, {"epoch_losses", json::array()},
+                               {"diverged", {{"epoch", 1}, {"step", 4}, {"loss", "nan"}}}}}}}}};
+}
+
+TEST(Figures, TranslationDrawsAccuracyByLengthOneLinePerModelAndEachAlignment) {
+  const auto figs = plot::figures_of_result(translation_result(), "translation");
+  const auto& f = named(figs, "translation.accuracy_by_length");
+  // x = bucket index, labelled with the table's headers; an empty bucket and a diverged model are NaN (not drawn).
+  EXPECT_EQ(f.data, "# encoder-decoder, no attention\n0 0.075\n1 0.005\n2 NaN\n\n\n"
+                    "# dot-product attention (Luong)\n0 0.979\n1 0.995\n2 0\n\n\n"
+                    "# additive (Bahdanau) (diverged)\n0 NaN\n1 NaN\n2 NaN\n");
+  EXPECT_NE(f.body.find("set xtics (\"4-7\" 0, \"8-10\" 1, \"17-20*\" 2)"), std::string::npos) << f.body;
+  EXPECT_NE(f.body.find("index 1 using"), std::string::npos);
+  EXPECT_EQ(f.body.find("index 2 using"), std::string::npos);  // the diverged model has no line
+  const auto& a = named(figs, "translation.alignment_dot");
+  EXPECT_EQ(a.data, "0.9 0.1 0\n0.2 0.7 0.1\n");
+  EXPECT_NE(a.body.find("source position"), std::string::npos);
+  // Learning curves from the rows' epoch losses; no accuracy per epoch here: that panel says so.
+  const auto& c = named(figs, "translation.learning_curves");
+  EXPECT_NE(c.body.find("additive (Bahdanau) diverged at epoch 1, step 4 (loss nan)"), std::string::npos);
+  EXPECT_EQ(figs.size(), 3u);
+}
+
 TEST(Figures, AnythingButAResultIsRefusedByName) {
   EXPECT_THROW(plot::figures_of_document(json{{"experiment", "x"}}), std::invalid_argument);
   const json broken = {{"results", {{{"experiment", "causal_mask"}, {"data", {{"mask", json::array()}}}}}}};
