@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/text.hpp"
@@ -48,7 +49,10 @@ void add_training_record(nlohmann::json& row, const training::FitResult& r) {
   }
   row["status"] = r.diverged ? "diverged" : "ok";
   row["epoch_losses"] = epochs;
-  row["epoch_val_accuracies"] = accuracies;
+  // Left out when not measured each epoch (translation), rather than a curve of NaNs.
+  const bool measured = std::none_of(r.epochs.begin(), r.epochs.end(),
+                                     [](const training::EpochRecord& e) { return std::isnan(e.val_accuracy); });
+  if (measured) row["epoch_val_accuracies"] = accuracies;
   row["first_loss"] = loss_json(r.first_loss);
   row["loss_rose"] = r.loss_rose();
   if (r.diverged) {

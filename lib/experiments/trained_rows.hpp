@@ -40,7 +40,8 @@ nlohmann::json loss_json(double loss);
 /// Adds to a JSON row what training recorded: "status" ("ok" or
 /// "diverged"), "epoch_losses" (each completed epoch's mean step loss),
 /// "epoch_val_accuracies" (validation accuracy after each completed epoch;
-/// the last equals "accuracy"), "first_loss", "loss_rose" (the last epoch's
+/// the last equals "accuracy"; left out for a fit that measures none per
+/// epoch), "first_loss", "loss_rose" (the last epoch's
 /// mean is more than 10% above the first step's loss), and for a diverged row
 /// "diverged": {"epoch", "step", "loss"} (1-based) with "accuracy" null.
 void add_training_record(nlohmann::json& row, const training::FitResult& r);

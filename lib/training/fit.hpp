@@ -47,7 +47,9 @@ struct FitConfig {
 /// What fit() records of one completed epoch, for learning curves.
 struct EpochRecord {
   double mean_loss = 0;     // mean of the epoch's step losses, each batch weighing one
-  double val_accuracy = 0;  // validation accuracy after the epoch (the last epoch's is FitResult::accuracy)
+  // Validation accuracy after the epoch (the last epoch's is FitResult::accuracy);
+  // NaN where a fit measures none per epoch (fit_translation).
+  double val_accuracy = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The step whose loss was NaN or infinite; training stopped there.
