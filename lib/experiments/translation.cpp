@@ -200,7 +200,20 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
                                                 "columns: source)", what, label_of(models[i]), a),
                                     val.src.data() + static_cast<std::size_t>(a) * val.max_len, L,
                                     out[i].fit.alignment_pred, out[i].fit.alignment);
-    r.data["rows"][i]["alignment"] = out[i].fit.alignment;
+    // rows = greedy output tokens, columns = source tokens, as the text prints
+    // them, so `attnlab plot` can label the axes without the data set
+    const std::int32_t* src = val.src.data() + static_cast<std::size_t>(a) * val.max_len;
+    nlohmann::json weights = nlohmann::json::array(), source = nlohmann::json::array(),
+                   output = nlohmann::json::array();
+    for (int t = 0; t <= L; ++t) {
+      weights.push_back(std::vector<float>(out[i].fit.alignment.begin() + static_cast<std::ptrdiff_t>(t) * L,
+                                           out[i].fit.alignment.begin() + static_cast<std::ptrdiff_t>(t + 1) * L));
+      output.push_back(token_text(out[i].fit.alignment_pred[static_cast<std::size_t>(t)]));
+    }
+    for (int j = 0; j < L; ++j) source.push_back(token_text(src[j]));
+    r.data["rows"][i]["alignment"] = std::move(weights);
+    r.data["rows"][i]["alignment_source"] = std::move(source);
+    r.data["rows"][i]["alignment_output"] = std::move(output);
   }
   return r;
 }

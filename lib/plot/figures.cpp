@@ -225,6 +225,20 @@ void translation(const json& result, const std::string& p, std::vector<Figure>& 
                               matrix(r["alignment"], where + "/alignment"));
       h.xlabel = "source position";
       h.ylabel = "output position (greedy)";
+      // the tokens, when the result carries them (older results: positions only)
+      if (r.contains("alignment_source") && r.contains("alignment_output")) {
+        h.xlabel = "source: word and position";
+        h.ylabel = "greedy output: position and word";
+        const json &src = r["alignment_source"], &outp = r["alignment_output"];
+        if (!src.is_array() || src.size() != h.values[0].size())
+          throw std::invalid_argument(where + "/alignment_source: not one token per column");
+        if (!outp.is_array() || outp.size() != h.values.size())
+          throw std::invalid_argument(where + "/alignment_output: not one token per row");
+        for (std::size_t j = 0; j < src.size(); ++j)
+          h.column_labels[j] = fmt::format("{}\n{}", src[j].is_string() ? src[j].get<std::string>() : src[j].dump(), j);
+        for (std::size_t t = 0; t < outp.size(); ++t)
+          h.row_labels[t] = fmt::format("{}: {}", t, outp[t].is_string() ? outp[t].get<std::string>() : outp[t].dump());
+      }
       h.value_format = h.values[0].size() <= 12 ? "%.2f" : "";
       out.push_back(heatmap(fmt::format("{}.alignment_{}", p, r.value("model", std::to_string(i))),
                             "where the decoder looked in the source for each output token", h));

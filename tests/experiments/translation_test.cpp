@@ -13,6 +13,9 @@
 // the table's shape, the alignments and the spec rules.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -94,15 +97,26 @@ TEST(Translation, SmallRunPrintsEveryRowAndTheAlignments) {
     EXPECT_EQ(counted, 40);
     EXPECT_EQ(row.contains("alignment"), m != 0) << kModels[m];
   }
-  // the alignment of sentence 3: (L + 1) rows of L weights, each row summing to 1
-  const auto L = static_cast<std::size_t>(std::sqrt(static_cast<double>(r.data["rows"][1]["alignment"].size())));
-  const auto& w = r.data["rows"][1]["alignment"];
-  ASSERT_EQ(w.size(), (L + 1) * L);
+  // the alignment of sentence 3: (L + 1) rows (greedy output, EOS last) of L
+  // weights over the source, each row summing to 1, labelled with its tokens
+  const auto& row = r.data["rows"][1];
+  const auto& w = row["alignment"];
+  const auto& source = row["alignment_source"];
+  const std::size_t L = source.size();
+  ASSERT_GE(L, 4u);  // min_len
+  ASSERT_EQ(w.size(), L + 1);
+  ASSERT_EQ(row["alignment_output"].size(), L + 1);
   for (std::size_t i = 0; i <= L; ++i) {
+    ASSERT_EQ(w[i].size(), L) << i;
     double sum = 0;
-    for (std::size_t j = 0; j < L; ++j) sum += w[i * L + j].get<double>();
+    for (std::size_t j = 0; j < L; ++j) sum += w[i][j].get<double>();
     EXPECT_NEAR(sum, 1.0, 1e-5) << i;
   }
+  for (const auto& t : source) EXPECT_TRUE(t.get<std::string>().size() == 1 && std::isdigit(t.get<std::string>()[0])) << t;
+  // the printed alignment shows the same source tokens as its header
+  std::string header;
+  for (const auto& t : source) header += fmt::format("{:>5}", t.get<std::string>());
+  EXPECT_NE(r.text.find(header), std::string::npos) << header;
   EXPECT_NE(r.text.find("9-10*"), std::string::npos) << "the bucket longer than any training sentence is starred";
 }
 

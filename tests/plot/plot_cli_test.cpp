@@ -143,6 +143,58 @@ TEST(PlotCli, DivergedRowsGetLearningCurvesThatNameThemAndGnuplotDrawsThemCleanl
   for (const auto& name : files_in(figs)) EXPECT_EQ(slurp(again / name), slurp(figs / name)) << name;
 }
 
+// A real (small) translation run: Bahdanau's Figure 2 as one line per model
+// and Figure 3 as one heatmap per attention model, its cells one per weight of
+// the JSON result and its axes labelled with the sentence's tokens.
+TEST(PlotCli, TranslationDrawsAccuracyByLengthAndEachModelsAlignment) {
+  ScratchDir dir("plot_translation");
+  const fs::path figs = dir.path / "out", again = dir.path / "again";
+  const std::string result = (dir.path / "translation.json").string();
+  const Outcome o = run_attnlab("run " + kSpecs + "/translation.json --set n_train=256 --set n_val=40 --set epochs=1 "
+                                    "--set embed=8 --set hidden_size=8 --set attn_size=8 --set d_model=8 --set n_heads=2 "
+                                    "--set n_layers=1 --set max_len=8 --set test_max_len=10 "
+                                    "--set 'bucket_edges=[4,7,9,11]' --format json -o " + result + " --plot " +
+                                    figs.string(), dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::vector<std::string> names = {"translation.accuracy_by_length", "translation.alignment_additive",
+                                          "translation.alignment_dot", "translation.alignment_transformer",
+                                          "translation.learning_curves"};
+  std::vector<std::string> expected;
+  for (const auto& n : names)
+    for (const char* ext : {".dat", ".gp", ".png", ".svg"}) expected.push_back(n + ext);
+  EXPECT_EQ(files_in(figs), expected);
+  for (const auto& n : names) expect_figure(figs, n);
+
+  const auto rows = nlohmann::json::parse(slurp(result))["results"][0]["data"]["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  for (int m = 1; m < 4; ++m) {
+    const auto& row = rows[m];
+    const std::size_t L = row["alignment_source"].size();
+    const fs::path svg_file = figs / ("translation.alignment_" + row["model"].get<std::string>() + ".svg");
+    const SvgFacts svg = read_svg(svg_file);
+    ASSERT_GE(svg.plots.size(), 1u);
+    EXPECT_EQ(count_in(svg.plots[0], "polygon"), static_cast<int>((L + 1) * L)) << svg_file;
+    // the drawn numbers are the result's: the .dat holds the JSON's matrix
+    const auto w = read_matrix(figs / ("translation.alignment_" + row["model"].get<std::string>() + ".dat"));
+    ASSERT_GE(w.size(), L + 1);
+    for (std::size_t t = 0; t <= L; ++t)
+      for (std::size_t j = 0; j < L; ++j) EXPECT_NEAR(w[t][j], row["alignment"][t][j].get<double>(), 1e-6);
+    // rows labelled "position: greedy token", the last one the decoder's EOS or its last guess
+    const std::string first = "0: " + row["alignment_output"][0].get<std::string>();
+    EXPECT_NE(std::find(svg.texts.begin(), svg.texts.end(), first), svg.texts.end()) << "no row labelled " << first;
+  }
+  // Figure 2's analogue: four lines of three buckets each
+  const SvgFacts acc = read_svg(figs / "translation.accuracy_by_length.svg");
+  for (const char* label : {"encoder-decoder, no attention", "additive attention (Bahdanau)",
+                            "dot-product attention (Luong)", "transformer"})
+    EXPECT_TRUE(any_text_has(acc, label)) << label;
+
+  const Outcome p = run_attnlab("plot " + result + " " + again.string(), dir);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(files_in(again), files_in(figs));
+  for (const auto& name : files_in(figs)) EXPECT_EQ(slurp(again / name), slurp(figs / name)) << name;
+}
+
 TEST(PlotCli, EveryHeatmapKindDrawsOneCellPerWeight) {
   ScratchDir dir("plot_maps");
   const fs::path figs = dir.path / "maps";
