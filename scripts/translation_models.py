@@ -36,8 +36,16 @@ import os
 import sys
 import time
 
-import torch
-from torch import nn
+# One BLAS thread, set before torch loads OpenBLAS. Its own threads spin beside
+# torch's single intra-op thread (measured: the no-attention row alone took 24 s
+# wall with 20.6 s of system time, against 1.5 s with one thread; beside other
+# processes such rows took 1423 s), and they change the order of the sums: the
+# same seed gave 0.062 or 0.071 on the 4-7 bucket depending on the thread count.
+os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
+os.environ.setdefault('OMP_NUM_THREADS', '1')
+
+import torch  # noqa: E402 (after the environment above)
+from torch import nn  # noqa: E402
 import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from torch.utils.data import DataLoader, TensorDataset
