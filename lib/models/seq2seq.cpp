@@ -14,6 +14,7 @@
 #include "nn/linear.hpp"
 #include "nn/masked_cross_entropy.hpp"
 #include "nn/recurrent_common.hpp"
+#include "tensor/row_ops.hpp"
 
 namespace attnlab::models {
 
@@ -27,14 +28,6 @@ Seq2SeqKind seq2seq_kind_from_name(const std::string& name) {
 namespace {
 
 std::size_t sz(long long a) { return static_cast<std::size_t>(a); }
-
-// First index of the row maximum, as torch.argmax.
-std::int32_t argmax(const float* row, int n) {
-  int best = 0;
-  for (int k = 1; k < n; ++k)
-    if (row[k] > row[best]) best = k;
-  return best;
-}
 
 nn::AdditiveDims additive_dims(int B, int S, int H, int A) {
   return {.B = B, .T = 1, .S = S, .Dq = H, .Dk = 2 * H, .A = A, .Dv = 2 * H};
@@ -282,7 +275,7 @@ void Seq2Seq::decode(const std::int32_t* tgt_in, int B, int S, int T, double tea
     }
     std::int32_t* next = ids_.data() + sz(i + 1) * Bm;
     for (int b = 0; b < B; ++b)
-      next[b] = teacher ? tgt_in[sz(b) * T + i + 1] : argmax(logits_.data() + (sz(i) * Bm + b) * V, V);
+      next[b] = teacher ? tgt_in[sz(b) * T + i + 1] : tensor::argmax(logits_.data() + (sz(i) * Bm + b) * V, sz(V));
   }
 }
 
@@ -435,7 +428,7 @@ void Seq2Seq::greedy(const std::int32_t* src, const std::int32_t* lengths, int B
   decode(nullptr, B, S, steps, 0.0, nullptr);
   for (int b = 0; b < B; ++b)
     for (int i = 0; i < steps; ++i) {
-      pred[sz(b) * steps + i] = argmax(logits_.data() + (sz(i) * Bm + b) * V, V);
+      pred[sz(b) * steps + i] = tensor::argmax(logits_.data() + (sz(i) * Bm + b) * V, sz(V));
       if (weights && has_attention())
         std::copy_n(w_.data() + (sz(i) * Bm + b) * S, S, weights + (sz(b) * steps + i) * S);
     }

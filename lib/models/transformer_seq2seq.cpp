@@ -10,20 +10,13 @@
 #include "nn/linear.hpp"
 #include "nn/masked_cross_entropy.hpp"
 #include "nn/multihead_attention.hpp"
+#include "tensor/row_ops.hpp"
 
 namespace attnlab::models {
 
 namespace {
 
 std::size_t sz(long long a) { return static_cast<std::size_t>(a); }
-
-// First index of the row maximum, as torch.argmax.
-std::int32_t argmax(const float* row, int n) {
-  int best = 0;
-  for (int k = 1; k < n; ++k)
-    if (row[k] > row[best]) best = k;
-  return best;
-}
 
 constexpr int kBlockTensors = 12;  // block_param_specs
 constexpr int kCrossTensors = 6;   // cross_norm.{weight,bias}, cross.{in_proj_weight,in_proj_bias,out_proj.*}
@@ -293,7 +286,7 @@ void TransformerSeq2Seq::greedy(const std::int32_t* src, const std::int32_t* len
       for (int i = 1; i < T; ++i) ids_[sz(b) * T + i] = pred[sz(b) * steps + i - 1];
     }
     decode(ids_.data(), B, S, T, T == steps ? weights : nullptr);
-    for (int b = 0; b < B; ++b) pred[sz(b) * steps + t] = argmax(logits_.data() + (sz(b) * T + t) * V, V);
+    for (int b = 0; b < B; ++b) pred[sz(b) * steps + t] = tensor::argmax(logits_.data() + (sz(b) * T + t) * V, sz(V));
   }
 }
 

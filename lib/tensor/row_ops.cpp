@@ -33,4 +33,11 @@ float max_value(const float* x, std::size_t n) {
   return m;
 }
 
+int argmax(const float* x, std::size_t n) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if (x[i] > x[best]) best = i;
+  return static_cast<int>(best);
+}
+
 }  // namespace attnlab::tensor

@@ -18,4 +18,8 @@ double std_unbiased(const float* x, std::size_t n);
 /// Largest element of x[0..n), n >= 1.
 float max_value(const float* x, std::size_t n);
 
+/// Index of the first largest element of x[0..n), n >= 1: ties go to the
+/// lowest index, as torch.argmax returns the first maximum (greedy decoding).
+int argmax(const float* x, std::size_t n);
+
 }  // namespace attnlab::tensor
