@@ -40,7 +40,7 @@ std::size_t mha_parameter_count(int C, int kdim, int vdim, bool bias, bool add_b
   return c * (c + std::size_t(kdim) + std::size_t(vdim)) + c * c + (bias ? 4 * c : 0) + (add_bias_kv ? 2 * c : 0);
 }
 
-MhaCacheLayout mha_cache_layout(const MhaDims& d) {
+MhaCacheLayout mha_cache_layout(const MhaDims& d, bool with_weights) {
   const std::size_t B = d.B, T = d.T, S = d.keys(), C = d.C, H = d.H;
   MhaCacheLayout L{};
   if (d.T == d.S && int(S) == d.S) {  // one (B·T, 3C) block: a self-attention projection is one product
@@ -55,7 +55,7 @@ MhaCacheLayout mha_cache_layout(const MhaDims& d) {
   }
   L.v = L.k + C;
   L.att = B * T * C + 2 * B * S * C;
-  L.y = L.att + B * H * T * S;
+  L.y = L.att + (with_weights ? B * H * T * S : 0);
   L.total = L.y + B * T * C;
   // row (b, i) of a (B, T, .) tensor is b*T + i batch-first, i*B + b sequence-first
   L.q_b = (d.batch_first ? T : 1) * L.ld_q;
@@ -138,16 +138,13 @@ void dispatch_head_size(int D, Loop& loop) {
 }
 
 template <class T>
-void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query, const T* key, const T* value,
-                 const MhaMasks<T>& masks, const MhaDropout<T>& dropout, const MhaParams<T>& p, const MhaDims& d) {
+void mha_in_projection(T* cache, const MhaCacheLayout& L, const T* query, const T* key, const T* value,
+                       const MhaParams<T>& p, const MhaDims& d) {
   using tensor::gemm;
-  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), C = d.C, H = d.H, D = d.D;
-  const MhaCacheLayout L = mha_cache_layout(d);
-  T* q = cache + L.q;      // (B·T, C), row stride ld_q
-  T* k = cache + L.k;      // (B·S', C), row stride ld_kv
-  T* v = cache + L.v;      // (B·S', C), row stride ld_kv
-  T* att = cache + L.att;  // (B, H, T, S') softmax weights before dropout
-  T* y = cache + L.y;      // (B·T, C) heads concatenated
+  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), C = d.C;
+  T* q = cache + L.q;  // (B·T, C), row stride ld_q
+  T* k = cache + L.k;  // (B·S', C), row stride ld_kv
+  T* v = cache + L.v;  // (B·S', C), row stride ld_kv
   const std::size_t BT = std::size_t(B) * Tq;
   const T* bq = p.in_proj_bias;
   const T* bk = bq ? bq + C : nullptr;
@@ -188,6 +185,26 @@ void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query,
       std::fill_n(v + b * L.kv_b + j * L.kv_j, C, T(0));
     }
   }
+
+}
+
+template <class T>
+void mha_out_projection(T* out, const T* y, const MhaParams<T>& p, const MhaDims& d) {
+  project(out, d.C, y, std::size_t(d.B) * d.T, d.C, p.out_proj_weight, d.C, p.out_proj_bias);
+}
+
+template <class T>
+void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query, const T* key, const T* value,
+                 const MhaMasks<T>& masks, const MhaDropout<T>& dropout, const MhaParams<T>& p, const MhaDims& d) {
+  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), H = d.H, D = d.D;
+  const MhaCacheLayout L = mha_cache_layout(d);
+  const T* q = cache + L.q;  // (B·T, C), row stride ld_q
+  const T* k = cache + L.k;  // (B·S', C), row stride ld_kv
+  const T* v = cache + L.v;  // (B·S', C), row stride ld_kv
+  T* att = cache + L.att;    // (B, H, T, S') softmax weights before dropout
+  T* y = cache + L.y;        // (B·T, C) heads concatenated
+  const std::size_t BT = std::size_t(B) * Tq;
+  mha_in_projection(cache, L, query, key, value, p, d);
 
   // PyTorch divides q by sqrt(D) before the product (q / math.sqrt(head_dim));
   // we divide the dot product instead: the same value up to rounding
@@ -278,7 +295,7 @@ void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query,
     for (std::size_t n = 0; n < BT * S; ++n) weights[n] /= T(H);
 
   // out-projection: out = y · Wo^T + bo (y rows are out rows, in either layout)
-  project(out, C, y, BT, C, p.out_proj_weight, C, p.out_proj_bias);
+  mha_out_projection(out, y, p, d);
 }
 
 template <class T>
@@ -441,6 +458,9 @@ void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scr
 }
 
 #define ATTNLAB_MHA_INSTANTIATE(T)                                                                   \
+  template void mha_in_projection<T>(T*, const MhaCacheLayout&, const T*, const T*, const T*,            \
+                                     const MhaParams<T>&, const MhaDims&);                              \
+  template void mha_out_projection<T>(T*, const T*, const MhaParams<T>&, const MhaDims&);                 \
   template void mha_forward<T>(T*, T*, MhaWeights, T*, const T*, const T*, const T*, const MhaMasks<T>&, \
                                const MhaDropout<T>&, const MhaParams<T>&, const MhaDims&);             \
   template void mha_backward<T>(T*, T*, T*, const MhaGrads<T>&, T*, const T*, const T*, const T*,        \

@@ -106,6 +106,9 @@ std::size_t mha_parameter_count(int C, int kdim, int vdim, bool bias, bool add_b
 /// row b·S' + j or j·B + b (kv_b, kv_j), so an appended key sits at j >= S;
 /// y and out rows are query rows with stride C (y_b, y_i).
 /// Total: mha_cache_size(d) = B·T·C + 2·B·S'·C + B·H·T·S' + B·T·C.
+/// with_weights = false leaves att out (it has size 0 and y follows the
+/// projections): the layout of the flash forward's workspace
+/// (nn/flash_attention.hpp), which never holds a (T, S') block.
 struct MhaCacheLayout {
   std::size_t q, k, v;   // offsets of element (0, 0) of each projection
   std::size_t ld_q, ld_kv;
@@ -113,7 +116,7 @@ struct MhaCacheLayout {
   std::size_t total;
   std::size_t q_b, q_i, kv_b, kv_j, y_b, y_i;  // element strides of row (b, i) / (b, j)
 };
-MhaCacheLayout mha_cache_layout(const MhaDims& d);
+MhaCacheLayout mha_cache_layout(const MhaDims& d, bool with_weights = true);
 std::size_t mha_cache_size(const MhaDims& d);
 
 /// Scratch of the backward pass: the gradients of q, k, v in the cache's
@@ -221,6 +224,17 @@ enum class MhaWeights {
 template <class T>
 void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query, const T* key, const T* value,
                  const MhaMasks<T>& masks, const MhaDropout<T>& dropout, const MhaParams<T>& p, const MhaDims& d);
+
+/// The two ends of mha_forward, shared with the flash forward
+/// (nn/flash_attention.hpp): the input projections (and appended keys) into q,
+/// k, v of `cache` laid out as L says, with the same fused products; and
+/// out (B·T, C) = y · out_proj_weight^T + out_proj_bias, y (B·T, C) in out's row order.
+/// mha_in_projection throws std::invalid_argument when add_bias_kv lacks bias_k / bias_v.
+template <class T>
+void mha_in_projection(T* cache, const MhaCacheLayout& L, const T* query, const T* key, const T* value,
+                       const MhaParams<T>& p, const MhaDims& d);
+template <class T>
+void mha_out_projection(T* out, const T* y, const MhaParams<T>& p, const MhaDims& d);
 
 /// Backward pass of mha_forward: ADDS (+=) the gradients of the loss into
 ///   d_query, d_key, d_value (the inputs' shapes and layout) and the parameter

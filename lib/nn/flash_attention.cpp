@@ -1,0 +1,185 @@
+#include "nn/flash_attention.hpp"
+
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "nn/lanewise.hpp"
+#include "tensor/gemm.hpp"
+
+namespace attnlab::nn {
+
+namespace {
+
+void check_blocks(FlashBlocks blocks) {
+  if (blocks.q < 1 || blocks.k < 1)
+    throw std::invalid_argument("flash attention: block sizes must be >= 1 (got q=" + std::to_string(blocks.q) +
+                                ", k=" + std::to_string(blocks.k) + ")");
+}
+
+// max_j row[j] (n >= 1): registers of W lanes from index 0, then the tail
+template <class T>
+T row_max(const T* row, int n) {
+  using batch = xsimd::batch<T>;
+  constexpr int W = int(batch::size);
+  T m = -std::numeric_limits<T>::infinity();
+  int j = 0;
+  if (n >= W) {
+    batch acc = batch::load_unaligned(row);
+    for (j = W; j + W <= n; j += W) acc = xsimd::max(acc, batch::load_unaligned(row + j));
+    std::array<T, batch::size> lanes;
+    acc.store_unaligned(lanes.data());
+    for (T x : lanes) m = x > m ? x : m;
+  }
+  for (; j < n; ++j) m = row[j] > m ? row[j] : m;
+  return m;
+}
+
+// row[j] = exp(row[j] - m), returning their sum; exp(-inf) = 0 for blocked scores
+template <class T>
+T exp_and_sum(T* row, int n, T m) {
+  using batch = xsimd::batch<T>;
+  constexpr int W = int(batch::size);
+  // every element takes xsimd's exp (map_lanes pads the tail), so a weight
+  // does not depend on where the tile's edge falls
+  detail::map_lanes(row, std::size_t(n), [m](const batch& x) { return xsimd::exp(x - batch(m)); }, row);
+  batch acc(T(0));
+  int j = 0;
+  for (; j + W <= n; j += W) acc += batch::load_unaligned(row + j);
+  T sum = xsimd::hadd(acc);
+  for (; j < n; ++j) sum += row[j];
+  return sum;
+}
+
+}  // namespace
+
+std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks) {
+  check_blocks(blocks);
+  return mha_cache_layout(d, false).total + std::size_t(blocks.q) * blocks.k + 2 * std::size_t(blocks.q);
+}
+
+template <class T>
+void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDims& d, FlashBlocks blocks) {
+  using tensor::gemm;
+  check_blocks(blocks);
+  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), H = d.H, D = d.D;
+  const MhaCacheLayout L = mha_cache_layout(d, false);
+  const T* q = workspace + L.q;  // (B·T, C), row stride ld_q
+  const T* k = workspace + L.k;  // (B·S', C), row stride ld_kv
+  const T* v = workspace + L.v;  // (B·S', C), row stride ld_kv
+  T* y = workspace + L.y;        // (B·T, C)
+  const int bq = blocks.q, bk = blocks.k;
+  T* scores = tile;                        // (bq, nk): one tile, row stride nk
+  T* run_max = tile + std::size_t(bq) * bk;  // (bq): m, the largest score seen per query row
+  T* run_sum = run_max + bq;               // (bq): l, the sum of exp(score - m) so far
+  const T neg_inf = -std::numeric_limits<T>::infinity();
+  // PyTorch divides q by sqrt(D); the weighted path divides each dot product:
+  // a factor in the gemm differs from both by rounding only
+  const T inv_sqrt_d = T(1) / std::sqrt(T(D));
+  const bool masked = masks.key_padding || masks.attn_bool || masks.attn_float || masks.causal;
+  const std::size_t mask_block = masks.attn_per_head ? std::size_t(Tq) * S_in : 0;
+  // rows of q, k, v, y as gemm sees them: the stride from one query (key) to the next
+  const int ld_q = int(L.q_i), ld_kv = int(L.kv_j), ld_y = int(L.y_i);
+
+  for (int b = 0; b < B; ++b) {
+    for (int h = 0; h < H; ++h) {
+      const T* qh = q + b * L.q_b + h * D;   // q_i[e] = qh[i * ld_q + e]
+      const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * ld_kv + e]
+      const T* vh = v + b * L.kv_b + h * D;
+      T* yh = y + b * L.y_b + h * D;          // y_i[e] = yh[i * ld_y + e]
+      const std::size_t mask_base = std::size_t(b * H + h) * mask_block;
+
+      for (int i0 = 0; i0 < Tq; i0 += bq) {
+        const int nq = std::min(bq, Tq - i0);
+        for (int r = 0; r < nq; ++r) {
+          run_max[r] = neg_inf;
+          run_sum[r] = T(0);
+          std::fill_n(yh + std::size_t(i0 + r) * ld_y, D, T(0));
+        }
+
+        for (int j0 = 0; j0 < S; j0 += bk) {
+          const int nk = std::min(bk, S - j0);
+          // causal: input keys all after the block's last query are blocked for every row
+          if (masks.causal && j0 > i0 + nq - 1 && j0 + nk <= S_in) continue;
+
+          // pass 1: scores (nq, nk) = q_block · k_block^T / sqrt(D), one gemm
+          gemm<T>(false, true, nq, nk, D, inv_sqrt_d, qh + std::size_t(i0) * ld_q, ld_q,
+                  kh + std::size_t(j0) * ld_kv, ld_kv, T(0), scores, nk);
+
+          for (int r = 0; r < nq; ++r) {
+            const int i = i0 + r;
+            T* row = scores + std::size_t(r) * nk;
+            // pass 2: masks, as the weighted path applies them (appended keys j >= S are never masked)
+            if (masked) {
+              const std::size_t mask_row = mask_base + std::size_t(i) * S_in;
+              const int n_in = std::clamp(S_in - j0, 0, nk);
+              for (int c = 0; c < n_in; ++c) {
+                const int j = j0 + c;
+                const bool blocked = (masks.causal && j > i) ||
+                                     (masks.key_padding && masks.key_padding[std::size_t(b) * S_in + j]) ||
+                                     (masks.attn_bool && masks.attn_bool[mask_row + j]);
+                if (blocked)
+                  row[c] = neg_inf;
+                else if (masks.attn_float)
+                  row[c] += masks.attn_float[mask_row + j];
+              }
+            }
+
+            // pass 3: online softmax. m grows to m'; what was summed under m is
+            // rescaled by exp(m - m') (0 while m = -inf, when nothing was visible yet)
+            const T m_new = std::max(run_max[r], row_max(row, nk));
+            if (m_new == neg_inf) {  // nothing visible so far: this tile adds nothing
+              std::fill_n(row, nk, T(0));
+              continue;
+            }
+            const T sum = exp_and_sum(row, nk, m_new);
+            const T rescale = std::exp(run_max[r] - m_new);
+            if (rescale != T(1)) {
+              T* yi = yh + std::size_t(i) * ld_y;
+              for (int e = 0; e < D; ++e) yi[e] *= rescale;
+            }
+            run_sum[r] = run_sum[r] * rescale + sum;
+            run_max[r] = m_new;
+          }
+
+          // pass 4: y_block (nq, D) += P (nq, nk) · v_block (nk, D), one gemm
+          gemm<T>(false, false, nq, D, nk, T(1), scores, nk, vh + std::size_t(j0) * ld_kv, ld_kv, T(1),
+                  yh + std::size_t(i0) * ld_y, ld_y);
+        }
+
+        // pass 5: normalise; a row that never saw a visible key has l = 0 and y = 0
+        for (int r = 0; r < nq; ++r) {
+          if (run_sum[r] == T(0)) continue;
+          const T inv = T(1) / run_sum[r];
+          T* yi = yh + std::size_t(i0 + r) * ld_y;
+          for (int e = 0; e < D; ++e) yi[e] *= inv;
+        }
+      }
+    }
+  }
+}
+
+template <class T>
+void mha_flash_forward(T* out, T* workspace, const T* query, const T* key, const T* value, const MhaMasks<T>& masks,
+                       const MhaParams<T>& p, const MhaDims& d, FlashBlocks blocks) {
+  check_blocks(blocks);
+  const MhaCacheLayout L = mha_cache_layout(d, false);
+  mha_in_projection(workspace, L, query, key, value, p, d);
+  flash_attention_forward(workspace, workspace + L.total, masks, d, blocks);
+  mha_out_projection(out, workspace + L.y, p, d);
+}
+
+#define ATTNLAB_FLASH_INSTANTIATE(T)                                                                          \
+  template void flash_attention_forward<T>(T*, T*, const MhaMasks<T>&, const MhaDims&, FlashBlocks);          \
+  template void mha_flash_forward<T>(T*, T*, const T*, const T*, const T*, const MhaMasks<T>&, const MhaParams<T>&, \
+                                     const MhaDims&, FlashBlocks);
+ATTNLAB_FLASH_INSTANTIATE(float)
+ATTNLAB_FLASH_INSTANTIATE(double)
+#undef ATTNLAB_FLASH_INSTANTIATE
+
+}  // namespace attnlab::nn
