@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "experiments/course_run.hpp"
+#include "experiments/registry.hpp"
 #include "spec/spec_error.hpp"
 
 namespace attnlab::testing {
@@ -51,8 +52,19 @@ TEST(Timing, DefaultsAreTheCourses) {
 
 TEST(Timing, RefusesSpecsThatCannotRun) {
   EXPECT_THROW(run_kind("timing", {{"heads", 5}}), spec::SpecError);
-  // 8 · 4 · 8192² weights are 8 GiB: refused before anything is allocated
-  EXPECT_THROW(run_kind("timing", {{"lengths", {8192}}}), spec::SpecError);
+  // the cost table's longest length is the limit
+  EXPECT_THROW(run_kind("timing", {{"lengths", {8193}}}), spec::SpecError);
+}
+
+// The flash path holds no B·H·T² weights (8 GiB at T = 8192) and the LSTM no
+// cache: the estimate at the longest length is the inputs, outputs and
+// projections and heads' output, 6·B·T·C floats, plus fixed workspaces.
+TEST(Timing, MemoryIsLinearInLength) {
+  const auto loaded = experiments::check_spec({{"experiment", "timing"}}, "timing.json", {{"lengths", {8192}}});
+  const double bytes = loaded.experiment->memory(loaded.spec, 1).bytes;
+  const double linear = 6.0 * 8 * 8192 * 64 * sizeof(float);  // 101 MB
+  EXPECT_GE(bytes, linear);
+  EXPECT_LE(bytes, linear + 2.0 * (1 << 20));
 }
 
 }  // namespace

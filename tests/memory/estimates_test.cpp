@@ -61,7 +61,7 @@ const std::vector<Case> kCases = {
     {"positions", {{"variants", {"none"}}, {"d_model", 8}, {"n_heads", 2}, {"n_train", 300000}, {"n_val", 10}, {"epochs", 1}, {"batch_size", 8192}}},
     {"library_mha", {{"d_model", 128}, {"n_heads", 8}, {"batch", 8}, {"length", 256}}, 1, 2.2},
     {"cost_table", json::object()},
-    {"timing", {{"lengths", {64, 256}}, {"batch", 4}, {"width", 64}, {"heads", 4}, {"repeats", 1}}},
+    {"timing", {{"lengths", {64, 1024}}, {"batch", 4}, {"width", 64}, {"heads", 4}, {"repeats", 1}}},
     {"block", {{"batch", 8}, {"length", 256}, {"d_model", 64}, {"n_heads", 4}}},
     {"rnn_vs_attention", {{"recurrent", {"gru"}}, {"blocks", {2}}, {"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}},
     {"rnn_vs_attention", {{"recurrent", {"gru"}}, {"blocks", {2}}, {"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}, 2},
