@@ -9,6 +9,12 @@ Then, for each row of attnlab's tables, the achieved GFLOP/s of its training
 `--format json`, over the row's wall time) against the single-threaded
 sgemm peak measured in the same run (build/bench/train_step_bench).
 
+Then each table's FLOP floor: its training FLOPs over two cores at that
+peak (the time no implementation on this machine can beat), and attnlab's
+wall time as a multiple of it. And the same for `timing`'s attention forward
+(one core, as it runs): 2 x (4·B·T·C² + 2·B·H·T²·D) FLOPs per pass at each
+length, against its measured milliseconds.
+
 Run:  python3 scripts/bench_vs_pytorch.py [--repeat N] [--attnlab build/attnlab] [PAIR ...]
 PAIR is a course script number with its spec, e.g. 13 (the default set is
 every pair below). PyTorch runs under /usr/bin/python3 (Debian's
@@ -58,7 +64,19 @@ def row_rates(attnlab, spec):
         macs = row.get('multiply_adds') or row.get('training_multiply_adds')
         if macs:
             label = next((str(row[k]) for k in ('model', 'label', 'hidden_size', 'heads') if k in row), 'run')
-            yield label, 2 * macs / row['seconds'] / 1e9
+            yield label, 2 * macs, row['seconds']
+
+
+def timing_rows(attnlab):
+    """(T, forward FLOPs, attention seconds) of experiments/timing.json."""
+    out = subprocess.run([attnlab, 'run', 'experiments/timing.json', '--format', 'json'], check=True,
+                         capture_output=True, text=True, cwd=ROOT).stdout
+    result = json.loads(out)['results'][0]
+    spec, rows = result.get('spec', {}), result['data']['rows']
+    B, C, H = spec.get('batch', 8), spec.get('width', 64), spec.get('heads', 4)
+    for row in rows:
+        T = row['length']
+        yield T, 2.0 * (4 * B * T * C * C + 2 * B * H * T * T * (C // H)), row['attention_seconds']
 
 
 def main():
@@ -69,6 +87,7 @@ def main():
     ap.add_argument('pairs', nargs='*', default=list(PAIRS))
     args = ap.parse_args()
     rates = []
+    walls = {}
     print('%-6s %-28s %10s %10s %8s' % ('script', 'spec', 'pytorch s', 'attnlab s', 'ratio'))
     for key in args.pairs:
         table, spec = PAIRS[key]
@@ -79,12 +98,29 @@ def main():
         ours_s = wall([args.attnlab, 'run', spec], args.repeat)
         print('%-6s %-28s %10.2f %10.2f %7.1fx' % (key, spec, torch_s, ours_s, torch_s / ours_s))
         sys.stdout.flush()
-        rates += [(spec, label, rate) for label, rate in row_rates(args.attnlab, spec)]
+        walls[spec] = ours_s
+        rates += [(spec, label, flops, seconds) for label, flops, seconds in row_rates(args.attnlab, spec)]
     peak = sgemm_peak(args.bench)
     print('\nsgemm peak, one thread: %.1f GFLOP/s' % peak)
     print('%-28s %-22s %10s %8s' % ('spec', 'row', 'GFLOP/s', 'of peak'))
-    for spec, label, rate in rates:
+    for spec, label, flops, seconds in rates:
+        rate = flops / seconds / 1e9
         print('%-28s %-22s %10.2f %7.1f%%' % (spec, label, rate, 100 * rate / peak))
+
+    # the floor: every training FLOP at the sgemm peak on both cores
+    print('\nFLOP floor: training FLOPs over 2 cores at %.1f GFLOP/s' % peak)
+    print('%-28s %10s %10s %10s %9s' % ('spec', 'GFLOP', 'floor s', 'attnlab s', 'x floor'))
+    for spec, ours_s in walls.items():
+        gflop = sum(flops for s, _, flops, _ in rates if s == spec) / 1e9
+        if gflop > 0:
+            floor = gflop / (2 * peak)
+            print('%-28s %10.1f %10.3f %10.2f %8.1fx' % (spec, gflop, floor, ours_s, ours_s / floor))
+
+    print('\ntiming (attention forward, need_weights=False, one core at %.1f GFLOP/s)' % peak)
+    print('%8s %10s %10s %12s %9s' % ('length', 'GFLOP', 'floor ms', 'attnlab ms', 'x floor'))
+    for T, flops, seconds in timing_rows(args.attnlab):
+        floor = flops / 1e9 / peak
+        print('%8d %10.3f %10.2f %12.2f %8.1fx' % (T, flops / 1e9, 1e3 * floor, 1e3 * seconds, seconds / floor))
 
 
 if __name__ == '__main__':

@@ -1,0 +1,97 @@
+// The attention forward of `timing` (B = 8, d_model 64, 4 heads, self-attention,
+// need_weights=False) by sequence length, two ways: the flash path
+// (nn::mha_flash_forward: tiles, an online softmax, O(T·C) memory) and the
+// weighted path (nn::mha_forward, which writes all B·H·T² softmax weights:
+// 537 MB at T = 2048, 8.6 GB at 8192, so it stops at 2048).
+// GFLOP/s counts 2 × the multiply-adds: 4·B·T·C² for the projections and
+// 2·B·H·T²·D for scores and mixing; the FLOP floor of a pass is that count
+// over train_step_bench's SgemmPeak (scripts/bench_vs_pytorch.py prints both).
+//   build/bench/flash_attention_bench --benchmark_min_time=0.2
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "nn/flash_attention.hpp"
+#include "nn/multihead_attention.hpp"
+#include "random/generator.hpp"
+#include "tensor/gemm.hpp"
+
+namespace {
+
+using namespace attnlab;
+
+constexpr int B = 8, C = 64, H = 4;
+
+struct Layer {
+  std::vector<float> in_w = std::vector<float>(3 * C * C), in_b = std::vector<float>(3 * C),
+                     out_w = std::vector<float>(C * C), out_b = std::vector<float>(C);
+  Layer() {
+    random::Generator g(0);
+    nn::multihead_attention_init(g, in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
+  }
+  nn::MhaParams<float> params() const { return nn::mha_packed(in_w.data(), in_b.data(), out_w.data(), out_b.data(), C); }
+};
+
+double flops(int T) { return 2.0 * (4.0 * B * T * C * C + 2.0 * B * H * double(T) * T * (C / H)); }
+
+void set_counters(benchmark::State& state, int T) {
+  state.counters["T"] = T;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops(T) * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_FlashForward(benchmark::State& state) {
+  tensor::set_blas_threads(1);
+  const int T = int(state.range(0));
+  const Layer layer;
+  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(nn::mha_flash_workspace_size(d));
+  random::Generator g(1);
+  g.normal(x.data(), x.size());
+  for (auto _ : state) {
+    nn::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), {}, layer.params(), d);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_counters(state, T);
+}
+
+void BM_WeightedForward(benchmark::State& state) {
+  tensor::set_blas_threads(1);
+  const int T = int(state.range(0));
+  const Layer layer;
+  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), cache(nn::mha_cache_size(d));
+  random::Generator g(1);
+  g.normal(x.data(), x.size());
+  for (auto _ : state) {
+    nn::mha_forward<float>(out.data(), nullptr, nn::MhaWeights::none, cache.data(), x.data(), x.data(), x.data(), {},
+                           {}, layer.params(), d);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_counters(state, T);
+}
+
+// the causal case: whole key tiles after a query tile are skipped, about half the work
+void BM_FlashForwardCausal(benchmark::State& state) {
+  tensor::set_blas_threads(1);
+  const int T = int(state.range(0));
+  const Layer layer;
+  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(nn::mha_flash_workspace_size(d));
+  random::Generator g(1);
+  g.normal(x.data(), x.size());
+  nn::MhaMasks<float> masks;
+  masks.causal = true;
+  for (auto _ : state) {
+    nn::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), masks, layer.params(), d);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_counters(state, T);
+}
+
+}  // namespace
+
+BENCHMARK(BM_FlashForward)->Arg(128)->Arg(512)->Arg(2048)->Arg(8192)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WeightedForward)->Arg(128)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FlashForwardCausal)->Arg(512)->Arg(8192)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
