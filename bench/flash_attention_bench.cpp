@@ -39,19 +39,25 @@ void set_counters(benchmark::State& state, int T) {
   state.counters["GFLOP/s"] = benchmark::Counter(flops(T) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
+// range(1), range(2): tile sizes (query rows, key rows); absent = the defaults
 void BM_FlashForward(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int T = int(state.range(0));
+  nn::FlashBlocks blocks;
+  if (state.range(1) > 0) blocks = {int(state.range(1)), int(state.range(2))};
   const Layer layer;
   const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
-  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(nn::mha_flash_workspace_size(d));
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(nn::mha_flash_workspace_size(d, blocks));
   random::Generator g(1);
   g.normal(x.data(), x.size());
   for (auto _ : state) {
-    nn::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), {}, layer.params(), d);
+    nn::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), {}, layer.params(), d,
+                                 blocks);
     benchmark::DoNotOptimize(out.data());
   }
   set_counters(state, T);
+  state.counters["block_q"] = blocks.q;
+  state.counters["block_k"] = blocks.k;
 }
 
 void BM_WeightedForward(benchmark::State& state) {
@@ -90,7 +96,14 @@ void BM_FlashForwardCausal(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_FlashForward)->Arg(128)->Arg(512)->Arg(2048)->Arg(8192)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FlashForward)
+    ->Args({128, 0, 0})->Args({512, 0, 0})->Args({2048, 0, 0})->Args({8192, 0, 0})
+    ->Unit(benchmark::kMillisecond);
+// the tile sizes at T = 512 (bench --benchmark_filter=FlashTiles)
+BENCHMARK(BM_FlashForward)
+    ->Name("BM_FlashTiles")
+    ->ArgsProduct({{512}, {16, 32, 64, 128, 256}, {128, 256, 512}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WeightedForward)->Arg(128)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FlashForwardCausal)->Arg(512)->Arg(8192)->Unit(benchmark::kMillisecond);
 

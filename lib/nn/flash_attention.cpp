@@ -9,7 +9,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/lanewise.hpp"
 #include "tensor/gemm.hpp"
 
 namespace attnlab::nn {
@@ -22,37 +21,67 @@ void check_blocks(FlashBlocks blocks) {
                                 ", k=" + std::to_string(blocks.k) + ")");
 }
 
-// max_j row[j] (n >= 1): registers of W lanes from index 0, then the tail
+// max_j row[j] (n >= 1). Four registers of W lanes side by side: a single
+// one would wait on each vmaxps's latency, and this loop and the next were
+// a quarter of the kernel's time with one.
 template <class T>
 T row_max(const T* row, int n) {
   using batch = xsimd::batch<T>;
   constexpr int W = int(batch::size);
   T m = -std::numeric_limits<T>::infinity();
   int j = 0;
-  if (n >= W) {
-    batch acc = batch::load_unaligned(row);
-    for (j = W; j + W <= n; j += W) acc = xsimd::max(acc, batch::load_unaligned(row + j));
+  if (n >= 4 * W) {
+    batch a0 = batch::load_unaligned(row), a1 = batch::load_unaligned(row + W),
+          a2 = batch::load_unaligned(row + 2 * W), a3 = batch::load_unaligned(row + 3 * W);
+    for (j = 4 * W; j + 4 * W <= n; j += 4 * W) {
+      a0 = xsimd::max(a0, batch::load_unaligned(row + j));
+      a1 = xsimd::max(a1, batch::load_unaligned(row + j + W));
+      a2 = xsimd::max(a2, batch::load_unaligned(row + j + 2 * W));
+      a3 = xsimd::max(a3, batch::load_unaligned(row + j + 3 * W));
+    }
     std::array<T, batch::size> lanes;
-    acc.store_unaligned(lanes.data());
+    xsimd::max(xsimd::max(a0, a1), xsimd::max(a2, a3)).store_unaligned(lanes.data());
     for (T x : lanes) m = x > m ? x : m;
   }
   for (; j < n; ++j) m = row[j] > m ? row[j] : m;
   return m;
 }
 
-// row[j] = exp(row[j] - m), returning their sum; exp(-inf) = 0 for blocked scores
+// row[j] = exp(row[j] - m), returning their sum; exp(-inf) = 0 for blocked
+// scores. Every element takes xsimd's exp (the tail in one zero-padded
+// register, as map_lanes does), so a weight does not depend on where the
+// tile's edge falls; two sums side by side, for the adds' latency.
 template <class T>
 T exp_and_sum(T* row, int n, T m) {
   using batch = xsimd::batch<T>;
   constexpr int W = int(batch::size);
-  // every element takes xsimd's exp (map_lanes pads the tail), so a weight
-  // does not depend on where the tile's edge falls
-  detail::map_lanes(row, std::size_t(n), [m](const batch& x) { return xsimd::exp(x - batch(m)); }, row);
-  batch acc(T(0));
+  const batch mb(m);
+  batch s0(T(0)), s1(T(0));
   int j = 0;
-  for (; j + W <= n; j += W) acc += batch::load_unaligned(row + j);
-  T sum = xsimd::hadd(acc);
-  for (; j < n; ++j) sum += row[j];
+  for (; j + 2 * W <= n; j += 2 * W) {
+    const batch e0 = xsimd::exp(batch::load_unaligned(row + j) - mb);
+    const batch e1 = xsimd::exp(batch::load_unaligned(row + j + W) - mb);
+    e0.store_unaligned(row + j);
+    e1.store_unaligned(row + j + W);
+    s0 += e0;
+    s1 += e1;
+  }
+  for (; j + W <= n; j += W) {
+    const batch e = xsimd::exp(batch::load_unaligned(row + j) - mb);
+    e.store_unaligned(row + j);
+    s0 += e;
+  }
+  T sum = xsimd::hadd(s0 + s1);
+  if (j < n) {
+    std::array<T, batch::size> padded;
+    padded.fill(-std::numeric_limits<T>::infinity());  // exp(-inf) = 0 beyond n
+    std::copy_n(row + j, n - j, padded.data());
+    xsimd::exp(batch::load_unaligned(padded.data()) - mb).store_unaligned(padded.data());
+    for (int c = 0; c < n - j; ++c) {
+      row[j + c] = padded[c];
+      sum += padded[c];
+    }
+  }
   return sum;
 }
 
