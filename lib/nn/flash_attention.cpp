@@ -132,9 +132,14 @@ void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, co
         }
 
         for (int j0 = 0; j0 < S; j0 += bk) {
-          const int nk = std::min(bk, S - j0);
-          // causal: input keys all after the block's last query are blocked for every row
-          if (masks.causal && j0 > i0 + nq - 1 && j0 + nk <= S_in) continue;
+          int nk = std::min(bk, S - j0);
+          // causal: input keys after the block's last query are blocked for every
+          // row, so a tile of them is skipped and a tile across the diagonal is
+          // cut short (not one holding appended keys, which every row sees)
+          if (masks.causal && j0 + nk <= S_in) {
+            if (j0 > i0 + nq - 1) continue;
+            nk = std::min(nk, i0 + nq - j0);
+          }
 
           // pass 1: scores (nq, nk) = q_block · k_block^T / sqrt(D), one gemm
           gemm<T>(false, true, nq, nk, D, inv_sqrt_d, qh + std::size_t(i0) * ld_q, ld_q,
@@ -146,17 +151,22 @@ void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, co
             // pass 2: masks, as the weighted path applies them (appended keys j >= S are never masked)
             if (masked) {
               const std::size_t mask_row = mask_base + std::size_t(i) * S_in;
-              const int n_in = std::clamp(S_in - j0, 0, nk);
-              for (int c = 0; c < n_in; ++c) {
-                const int j = j0 + c;
-                const bool blocked = (masks.causal && j > i) ||
-                                     (masks.key_padding && masks.key_padding[std::size_t(b) * S_in + j]) ||
-                                     (masks.attn_bool && masks.attn_bool[mask_row + j]);
-                if (blocked)
-                  row[c] = neg_inf;
-                else if (masks.attn_float)
-                  row[c] += masks.attn_float[mask_row + j];
+              int n_in = std::clamp(S_in - j0, 0, nk);  // input keys in this tile
+              if (masks.causal) {  // keys j > i: the end of the row's input keys, without a test per key
+                const int visible = std::clamp(i + 1 - j0, 0, n_in);
+                std::fill(row + visible, row + n_in, neg_inf);
+                n_in = visible;
               }
+              if (masks.key_padding || masks.attn_bool || masks.attn_float)
+                for (int c = 0; c < n_in; ++c) {
+                  const int j = j0 + c;
+                  const bool blocked = (masks.key_padding && masks.key_padding[std::size_t(b) * S_in + j]) ||
+                                       (masks.attn_bool && masks.attn_bool[mask_row + j]);
+                  if (blocked)
+                    row[c] = neg_inf;
+                  else if (masks.attn_float)
+                    row[c] += masks.attn_float[mask_row + j];
+                }
             }
 
             // pass 3: online softmax. m grows to m'; what was summed under m is

@@ -186,6 +186,11 @@ std::vector<FlashCase> cases() {
     v.push_back(c);
   }
   {
+    auto c = make("long_causal", 1, 700, 700, 64, 4, {64, 512});  // tiles cut short at the diagonal
+    c.causal = true;
+    v.push_back(c);
+  }
+  {
     auto c = make("causal_key_padding", 2, 19, 19, 16, 2, {4, 5});
     c.causal = true, c.key_padding = true;
     v.push_back(c);
