@@ -17,17 +17,10 @@
 #include "optim/clip_grad_norm.hpp"
 #include "random/generator.hpp"
 #include "training/batch.hpp"
+#include "training/epoch_loop.hpp"
+#include "training/fit_result.hpp"
 
 namespace attnlab::training {
-
-/// Where fit() stands: passed to FitConfig::on_step after every training
-/// step, and once more when training ends (done = true).
-struct FitProgress {
-  int epoch = 0, epochs = 0;  // the epoch running, 1-based, of `epochs`
-  int step = 0, steps = 0;    // the step within it, 1-based, of `steps` per epoch
-  float loss = 0;             // that step's loss
-  bool done = false;          // training has ended (finished, diverged or failed)
-};
 
 /// fit()'s settings; defaults are the course's (shared/course/13_*.py).
 struct FitConfig {
@@ -42,42 +35,6 @@ struct FitConfig {
   /// it must be cheap (it runs between steps) and must not throw. Empty:
   /// nothing is reported.
   std::function<void(const FitProgress&)> on_step;
-};
-
-/// What fit() records of one completed epoch, for learning curves.
-struct EpochRecord {
-  double mean_loss = 0;     // mean of the epoch's step losses, each batch weighing one
-  // Validation accuracy after the epoch (the last epoch's is FitResult::accuracy);
-  // NaN where a fit measures none per epoch (fit_translation).
-  double val_accuracy = std::numeric_limits<double>::quiet_NaN();
-};
-
-/// The step whose loss was NaN or infinite; training stopped there.
-struct Divergence {
-  int epoch = 0, step = 0;  // 1-based, as in FitProgress
-  float loss = 0;           // the loss, NaN or ±inf
-};
-
-struct FitResult {
-  double accuracy = std::numeric_limits<double>::quiet_NaN();  // validation argmax == label; NaN if diverged
-  std::vector<float> losses;        // the first record_losses step losses
-  float first_loss = 0;             // the first step's loss
-  std::vector<EpochRecord> epochs;  // every completed epoch, in order
-  std::optional<Divergence> diverged;
-  double seconds = 0.0;             // wall time of training and evaluation
-  std::uint64_t multiply_adds = 0;  // matrix work done: 3x forward per step (backward = 2x), plus the final
-                                    // evaluation (the earlier epochs' evaluations are the record's, not the course's)
-
-  /// Training ended worse than it started: the last epoch's mean loss is
-  /// above the first step's loss by more than kLossRiseMargin (never for a
-  /// diverged run). The margin keeps a model that merely stays at chance
-  /// quiet: the course's LSTM with 2 hidden units ends at 0.6917 after a
-  /// lucky first batch of 0.6794 (+1.8%); at lr=10 the positions model ends
-  /// at 87, 128 times its start.
-  static constexpr double kLossRiseMargin = 0.10;
-  bool loss_rose() const {
-    return !diverged && !epochs.empty() && epochs.back().mean_loss > first_loss * (1 + kLossRiseMargin);
-  }
 };
 
 /// The batch capacity fit() needs: the largest training batch and the
@@ -119,11 +76,8 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
   use_single_threaded_blas();
   const auto start = std::chrono::steady_clock::now();
   random::Generator g(cfg.seed);
-  optim::AdamW opt(model.params.count(), {.lr = cfg.lr});
   Batch batch(max_batch(cfg, train.n, val.n), train.length);
   FitResult result;
-  result.losses.reserve(cfg.record_losses);
-  result.epochs.reserve(cfg.epochs);
   std::vector<float> logits(static_cast<std::size_t>(batch.capacity) * 2);
   // Validation accuracy in eval mode; `counted` adds its work to multiply_adds.
   auto evaluate = [&](bool counted) {
@@ -136,41 +90,19 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
     }
     return static_cast<double>(right) / val.n;
   };
-  const int steps = (train.n + cfg.batch_size - 1) / cfg.batch_size;
-  FitProgress at{0, cfg.epochs, 0, steps, 0.0f, false};
-  // Whatever ends training (the last epoch, a divergence, an exception), the observer hears it once.
-  struct Done {
-    const FitConfig& cfg;
-    FitProgress& at;
-    ~Done() {
-      at.done = true;
-      if (cfg.on_step) cfg.on_step(at);
-    }
-  } done{cfg, at};
-  for (int epoch = 0; epoch < cfg.epochs && !result.diverged; ++epoch) {
-    const std::vector<std::int64_t> order = data::shuffled_epoch_order(g, train.n);
-    double loss_sum = 0;
-    at.epoch = epoch + 1;
-    for (int first = 0, step = 1; first < train.n; first += cfg.batch_size, ++step) {
-      const int b = gather(batch, train, order.data() + first, std::min(cfg.batch_size, train.n - first));
-      model.params.zero_grad();
-      const float loss = model.train_step(batch.tokens.data(), batch.labels.data(), b, g);
-      result.multiply_adds += 3 * static_cast<std::uint64_t>(model.forward_macs(b));
-      if (static_cast<int>(result.losses.size()) < cfg.record_losses) result.losses.push_back(loss);
-      if (epoch == 0 && step == 1) result.first_loss = loss;
-      at.step = step;
-      at.loss = loss;
-      if (!std::isfinite(loss)) {
-        result.diverged = Divergence{epoch + 1, step, loss};
-        break;
-      }
-      loss_sum += loss;
-      if (cfg.on_step) cfg.on_step(at);
-      optim::clip_grad_norm(model.params.grads().data(), model.params.count(), cfg.max_norm);
-      opt.step(model.params.values().data(), model.params.grads().data());
-    }
-    if (!result.diverged) result.epochs.push_back({loss_sum / steps, evaluate(epoch + 1 == cfg.epochs)});
-  }
+  EpochLoop loop({.epochs = cfg.epochs, .lr = cfg.lr, .batch_size = cfg.batch_size, .max_norm = cfg.max_norm,
+                  .record_losses = cfg.record_losses, .on_step = &cfg.on_step},
+                 train.n);
+  loop.run(
+      g, model.params, result,
+      [&](const std::int64_t* rows, int n) {
+        const int b = gather(batch, train, rows, n);
+        model.params.zero_grad();
+        const float loss = model.train_step(batch.tokens.data(), batch.labels.data(), b, g);
+        result.multiply_adds += 3 * static_cast<std::uint64_t>(model.forward_macs(b));
+        return loss;
+      },
+      [&](int epoch) { return evaluate(epoch + 1 == cfg.epochs); });
   if (!result.diverged) result.accuracy = result.epochs.empty() ? evaluate(true) : result.epochs.back().val_accuracy;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

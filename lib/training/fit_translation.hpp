@@ -18,6 +18,7 @@
 #include "optim/adamw.hpp"
 #include "optim/clip_grad_norm.hpp"
 #include "random/generator.hpp"
+#include "training/epoch_loop.hpp"
 #include "training/fit.hpp"
 
 namespace attnlab::training {
@@ -68,46 +69,21 @@ TranslationFitResult fit_translation(Model& model, const data::TranslationPairs&
   use_single_threaded_blas();
   const auto start = std::chrono::steady_clock::now();
   random::Generator g(cfg.seed);
-  optim::AdamW opt(model.params.count(), {.lr = cfg.lr});
   TranslationFitResult result;
-  result.losses.reserve(cfg.record_losses);
   PairBatch batch;
-  result.epochs.reserve(cfg.epochs);
-  const int steps = (train.n + cfg.batch_size - 1) / cfg.batch_size;
-  FitProgress at{0, cfg.epochs, 0, steps, 0.0f, false};
-  struct Done {  // whatever ends training, the observer hears it once (as fit())
-    const TranslationFitConfig& cfg;
-    FitProgress& at;
-    ~Done() {
-      at.done = true;
-      if (cfg.on_step) cfg.on_step(at);
-    }
-  } done{cfg, at};
-  for (int epoch = 0; epoch < cfg.epochs && !result.diverged; ++epoch) {
-    const std::vector<std::int64_t> order = data::shuffled_epoch_order(g, train.n);
-    double loss_sum = 0;
-    at.epoch = epoch + 1;
-    for (int first = 0, step = 1; first < train.n; first += cfg.batch_size, ++step) {
-      gather_pairs(batch, train, order.data() + first, std::min(cfg.batch_size, train.n - first));
-      model.params.zero_grad();
-      const BatchView view{batch.src.data(), batch.lengths.data(), batch.tgt_in.data(), batch.tgt_out.data(),
-                           batch.B, batch.S};
-      const float loss = model.train_step(view, cfg.teacher_forcing, g);
-      if (static_cast<int>(result.losses.size()) < cfg.record_losses) result.losses.push_back(loss);
-      if (epoch == 0 && step == 1) result.first_loss = loss;
-      at.step = step;
-      at.loss = loss;
-      if (!std::isfinite(loss)) {  // stop before the optimiser step, as fit()
-        result.diverged = Divergence{epoch + 1, step, loss};
-        break;
-      }
-      loss_sum += loss;
-      if (cfg.on_step) cfg.on_step(at);
-      optim::clip_grad_norm(model.params.grads().data(), model.params.count(), cfg.max_norm);
-      opt.step(model.params.values().data(), model.params.grads().data());
-    }
-    if (!result.diverged) result.epochs.push_back({loss_sum / steps});
-  }
+  EpochLoop loop({.epochs = cfg.epochs, .lr = cfg.lr, .batch_size = cfg.batch_size, .max_norm = cfg.max_norm,
+                  .record_losses = cfg.record_losses, .on_step = &cfg.on_step},
+                 train.n);
+  loop.run(
+      g, model.params, result,
+      [&](const std::int64_t* rows, int n) {
+        gather_pairs(batch, train, rows, n);
+        model.params.zero_grad();
+        const BatchView view{batch.src.data(), batch.lengths.data(), batch.tgt_in.data(), batch.tgt_out.data(),
+                             batch.B, batch.S};
+        return model.train_step(view, cfg.teacher_forcing, g);
+      },
+      [](int) { return std::numeric_limits<double>::quiet_NaN(); });  // measured once, by length, below
   if (result.diverged) {
     result.bucket_accuracy.assign(cfg.buckets.size(), std::numeric_limits<double>::quiet_NaN());
     result.bucket_count.assign(cfg.buckets.size(), 0);
