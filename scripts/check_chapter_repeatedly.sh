@@ -5,8 +5,9 @@
 # here, so .ci/run calls this rather than the default test suite.
 #
 # One table is held apart: translation (issue 13) trains four encoder-decoders
-# for about a minute on 2 cores, four times longer than all the other tables
-# together (~13 s a run). Twenty runs of it would add ~20 minutes to CI's 90.
+# for about two minutes on 2 cores (4 at -j 1), nine times longer than all the
+# other tables together (~13 s a run). Twenty runs of it would add ~40 minutes
+# to CI's 90.
 # So the other tables run N times as before, and translation runs
 # min(N, 3) times, once with each of -j 1, 2 and 4: its figures are the ones
 # a different number of threads could disturb (its rows train side by side),

@@ -57,7 +57,7 @@ PAD, BOS, EOS, FIRST_WORD = 0, 1, 2, 3
 DEFAULTS = dict(task='translation', n_words=10, min_len=4, max_len=16, test_max_len=20,
                 buckets=[[4, 7], [8, 10], [11, 13], [14, 16], [17, 20]],
                 n_train=6000, n_val=1000, data_seed=0, embed=32, hidden=64, attn=64, d_model=64, n_heads=4, n_layers=2,
-                epochs=8, lr=3e-3, batch_size=64, max_norm=1.0, teacher_forcing=1.0)
+                epochs=16, lr=3e-3, batch_size=64, max_norm=1.0, teacher_forcing=1.0)
 
 
 # ---- the task -------------------------------------------------------------------------

@@ -330,7 +330,7 @@ Experiment translation_experiment() {
                       .doc = "attention heads of the transformer row; must divide d_model", .min = 1, .max = 64},
                      {.name = "n_layers", .type = Type::Integer, .default_value = 2,
                       .doc = "encoder blocks and decoder layers of the transformer row", .min = 1, .max = 24},
-                     {.name = "epochs", .type = Type::Integer, .default_value = 8,
+                     {.name = "epochs", .type = Type::Integer, .default_value = 16,
                       .doc = "passes over the training set", .min = 1, .max = 100000},
                      {.name = "lr", .type = Type::Number, .default_value = 3e-3, .doc = "AdamW learning rate",
                       .min = 0, .max = 10},
