@@ -16,21 +16,15 @@
 #include "random/generator.hpp"
 #include "tensor/gemm.hpp"
 
+#include "mha_layer.hpp"
+
 namespace {
 
 using namespace attnlab;
 
 constexpr int C = 64, H = 8, F = 256, L = 4096;
 
-struct Layer {
-  std::vector<float> in_w = std::vector<float>(3 * C * C), in_b = std::vector<float>(3 * C),
-                     out_w = std::vector<float>(C * C), out_b = std::vector<float>(C);
-  Layer() {
-    random::Generator g(0);
-    nn::multihead_attention_init(g, in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
-  }
-  nn::MhaParams<float> params() const { return nn::mha_packed(in_w.data(), in_b.data(), out_w.data(), out_b.data(), C); }
-};
+using Layer = MhaLayer<C>;
 
 // one step at position t: the cache holds t keys and values; the step writes row t
 void BM_LayerStep(benchmark::State& state) {
