@@ -279,6 +279,7 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
   std::vector<Series> loss, acc;
   std::vector<std::string> notes;  // what went wrong in training, one line each under the figure's title
   std::size_t last_epoch = 1;
+  bool any_accuracy = false;  // some row measured validation accuracy per epoch
   for (const auto& [label, r] : rows) {
     const std::string where = p + ": " + label;
     const auto l = vec(at(*r, "epoch_losses", where), where + "/epoch_losses");
@@ -287,6 +288,7 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
                        ? vec((*r)["epoch_val_accuracies"], where + "/epoch_val_accuracies")
                        : std::vector<double>(l.size(), std::nan(""));
     if (a.size() != l.size()) throw std::invalid_argument(where + ": epoch records of unequal length");
+    any_accuracy = any_accuracy || r->contains("epoch_val_accuracies");
     const std::string why = divergence(*r, label);
     if (!why.empty()) {
       notes.push_back(why + ": training stopped there");
@@ -317,6 +319,8 @@ void learning_curves(const json& result, const std::string& p, std::vector<Figur
   Axes bottom{.title = "validation accuracy", .xlabel = "epoch", .ylabel = "accuracy (fraction correct)",
               .extra = integer_epochs + "set yrange [0:1.02]\nset ytics 0, 0.1, 1\n"};
   top.empty_note = bottom.empty_note = "no epoch completed: every row diverged in its first epoch";
+  if (!loss.empty() && !any_accuracy)  // translation: exact-sentence accuracy once, after training
+    bottom.empty_note = "these rows measure no validation accuracy per epoch, only once after training";
   std::string title = p + ": learning curves";
   // At most four lines, so that the panels keep their room; the result's JSON lists every row.
   const std::size_t shown = notes.size() > 4 ? 3 : notes.size();

@@ -29,7 +29,8 @@ std::string panel(const Axes& a, const std::vector<Series>& series, std::size_t 
   std::string s = "unset label\nunset arrow\nset title " + quoted(a.title) + "\n";  // nothing from the panel above
   s += "set xlabel " + quoted(a.xlabel) + "\nset ylabel " + quoted(a.ylabel) + "\n";
   s += a.log_x ? "set logscale x\n" : "unset logscale x\n";
-  s += a.log_y ? "set logscale y\n" : "unset logscale y\n";
+  // "%g" on a log axis: gnuplot's default wrote 10.000000 and 0.000010
+  s += a.log_y ? "set logscale y\nset format y \"%g\"\n" : "unset logscale y\nset format y \"% h\"\n";
   if (!a.x_names.empty()) s += tics("x", a.x_names) + fmt::format("set xrange [-0.5:{}]\n", a.x_names.size() - 0.5);
   // 5% above and below the points: autoscaling ends the axis at the extreme point, whose marker the frame then cuts.
   s += a.log_y ? "set offsets 0, 0, 0, 0\n" : "set offsets 0, 0, graph 0.05, graph 0.05\n";

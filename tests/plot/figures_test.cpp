@@ -195,6 +195,9 @@ TEST(Figures, TranslationDrawsAccuracyByLengthOneLinePerModelAndEachAlignment) {
   // Learning curves from the rows' epoch losses; no accuracy per epoch here: that panel says so.
   const auto& c = named(figs, "translation.learning_curves");
   EXPECT_NE(c.body.find("additive (Bahdanau) diverged at epoch 1, step 4 (loss nan)"), std::string::npos);
+  // the accuracy panel says why it is empty: not a divergence of every row (one did not diverge)
+  EXPECT_NE(c.body.find("these rows measure no validation accuracy per epoch"), std::string::npos) << c.body;
+  EXPECT_EQ(c.body.find("every row diverged"), std::string::npos) << c.body;
   EXPECT_EQ(figs.size(), 3u);
 }
 
