@@ -6,6 +6,7 @@
 // once, the end.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
