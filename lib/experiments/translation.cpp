@@ -271,6 +271,13 @@ void check(const nlohmann::json& spec, const std::string& file) {
       throw spec::SpecError(file, fmt::format("/bucket_edges/{}", k),
                             fmt::format("edges must increase, got {} after {}", edges[k], edges[k - 1]));
   const auto models = spec.at("models").get<std::vector<std::string>>();
+  for (std::size_t i = 0; i < models.size(); ++i)  // a row twice would print twice and draw one figure for both
+    for (std::size_t j = 0; j < i; ++j)
+      if (models[i] == models[j])
+        throw spec::SpecError(file, fmt::format("/models/{}", i),
+                              fmt::format("\"{}\" is already row {}; each model runs once (a seed sweep runs it "
+                                          "again: attnlab sweep ... seed=0,1,2)",
+                                          models[i], j));
   if (spec.at("teacher_forcing").get<double>() < 1.0 &&
       std::find(models.begin(), models.end(), "transformer") != models.end())
     throw spec::SpecError(file, "/teacher_forcing",

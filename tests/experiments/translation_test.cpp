@@ -209,6 +209,9 @@ TEST(Translation, SpecRulesNameTheParameter) {
   EXPECT_NE(refused({{"n_heads", 3}}).find("/n_heads"), std::string::npos);
   EXPECT_NE(refused({{"test_max_len", 10}}).find("/test_max_len"), std::string::npos);
   EXPECT_NE(refused({{"models", {"gru"}}}).find("transformer"), std::string::npos);
+  // a model twice is refused at the second one
+  EXPECT_NE(refused({{"models", {"dot", "additive", "dot"}}}).find("/models/2: \"dot\" is already row 0"), std::string::npos)
+      << refused({{"models", {"dot", "additive", "dot"}}});
 }
 
 }  // namespace
