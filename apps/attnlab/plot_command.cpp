@@ -39,7 +39,7 @@ Exit codes: 0 ok, 2 bad usage, no gnuplot, or not a result, 1 failure while draw
 }
 
 int plot_command(const PlotOptions& o) {
-  const std::string gnuplot = check_plotting("plot", o.dir);  // before reading anything
+  const std::string gnuplot = check_gnuplot("plot");  // before reading anything
   std::error_code ec;
   std::string file = o.result;
   if (fs::is_directory(file, ec)) {
@@ -64,6 +64,7 @@ int plot_command(const PlotOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw CLI::ValidationError("result", file + ": " + e.what());
   }
+  check_plot_dir("plot", o.dir);  // made only for a result that will be drawn
   plot_document(doc, o.dir, gnuplot, {file});
   return kOk;
 }

@@ -11,18 +11,25 @@
 
 namespace attnlab::cli {
 
-std::string check_plotting(const std::string& option, const std::string& dir) {
-  std::string gnuplot;
+std::string check_gnuplot(const std::string& option) {
   try {
-    gnuplot = plot::find_gnuplot();
+    return plot::find_gnuplot();
   } catch (const plot::GnuplotMissing& e) {
     throw CLI::ValidationError(option, std::string("drawing figures needs gnuplot: ") + e.what());
   }
+}
+
+void check_plot_dir(const std::string& option, const std::string& dir) {
   try {
     plot::prepare_dir(dir);
   } catch (const report::OutputRefused& e) {
     throw CLI::ValidationError(option, e.what());
   }
+}
+
+std::string check_plotting(const std::string& option, const std::string& dir) {
+  std::string gnuplot = check_gnuplot(option);
+  check_plot_dir(option, dir);
   return gnuplot;
 }
 

@@ -17,6 +17,11 @@ namespace attnlab::cli {
 /// the package gnuplot-nox.
 std::string check_plotting(const std::string& option, const std::string& dir);
 
+/// The two halves of check_plotting, for `attnlab plot`, which reads and
+/// checks its result between them so that a refused result leaves no folder.
+std::string check_gnuplot(const std::string& option);
+void check_plot_dir(const std::string& option, const std::string& dir);
+
 /// Draws every figure of `doc` (a `run` or `sweep` JSON document) into
 /// `dir`, never over one of `inputs`, and says on stderr how many it drew.
 /// The document is drawn as it reads back from its saved text, so a saved

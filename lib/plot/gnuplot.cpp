@@ -86,6 +86,7 @@ void prepare_dir(const std::string& dir) {
   }
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     throw report::OutputRefused("cannot write figures into " + dir + ": " + std::strerror(errno));
+  report::check_folder_writable(dir);
 }
 
 std::vector<std::string> draw(const std::vector<Figure>& figures, const std::string& dir, const std::string& gnuplot,

@@ -81,6 +81,19 @@ struct Temporary {
 
 }  // namespace
 
+void check_folder_writable(const std::string& folder) {
+  // access() says yes to root in /proc and /sys, where no file can be made:
+  // make one (a name remove_leftover_temporaries would also clear) and remove it
+  Temporary probe;
+  probe.path = (fs::path(folder) / (".attnlab-probe." + random_suffix() + ".tmp")).string();
+  probe.fd = ::open(probe.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (probe.fd < 0) {
+    const int err = errno;
+    probe.path.clear();  // not ours
+    throw OutputRefused("cannot write into " + folder + ": no file can be created there (" + std::strerror(err) + ")");
+  }
+}
+
 void check_output_path(const std::string& path, const std::vector<std::string>& inputs) {
   const fs::path folder = folder_of(path);
   struct stat fst;
@@ -90,6 +103,7 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
   if (::access(folder.c_str(), W_OK | X_OK) != 0)
     throw OutputRefused("cannot write " + path + ": the folder " + folder.string() + " is not writable (" +
                         std::strerror(errno) + ")");
+  check_folder_writable(folder.string());
   struct stat st;
   if (!check_target(path, &st)) return;
   for (const auto& in : inputs) {

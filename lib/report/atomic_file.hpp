@@ -27,6 +27,13 @@ struct OutputRefused : std::runtime_error {
 /// Throws OutputRefused on the first failed condition.
 void check_output_path(const std::string& path, const std::vector<std::string>& inputs = {});
 
+/// Whether a file can be created in `folder`, found by creating one
+/// (".attnlab-probe.XXXXXXXXXXXX.tmp", O_EXCL | O_NOFOLLOW) and removing it:
+/// access(W_OK) says yes to root in /proc and /sys, where creating fails.
+/// check_output_path calls it for the file's folder. Throws OutputRefused
+/// naming the folder and the system's reason.
+void check_folder_writable(const std::string& folder);
+
 /// Writes `content` to `path` so that `path` is either untouched or holds
 /// all of it:
 ///   1. a temporary file is created in the same folder with an unpredictable

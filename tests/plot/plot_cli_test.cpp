@@ -302,6 +302,18 @@ TEST(PlotCli, BadFoldersAndBadResultsAreRefusedWithExitTwo) {
   o = run_attnlab("plot " + dir.path.string() + " " + (dir.path / "f").string(), dir);  // a folder without sweep.json
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("sweep.json"), std::string::npos) << o.err;
+  // A refused result leaves no figures' folder behind.
+  EXPECT_FALSE(fs::exists(dir.path / "f"));
+  o = run_attnlab("plot " + (dir.path / "missing.json").string() + " " + (dir.path / "g" / "h").string(), dir);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir.path / "g"));
+  // A folder where no file can be made (as root, access() says yes in /proc) is refused before any work.
+  o = run_attnlab("run " + kSpecs + "/sqrt_d.json --plot /proc/self/fd", dir);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("no file can be created there"), std::string::npos) << o.err;
+  o = run_attnlab("run " + kSpecs + "/sqrt_d.json -o /proc/self/fd/result.json", dir);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("cannot write"), std::string::npos) << o.err;
 }
 
 }  // namespace
