@@ -57,7 +57,7 @@ PAD, BOS, EOS, FIRST_WORD = 0, 1, 2, 3
 DEFAULTS = dict(task='translation', n_words=10, min_len=4, max_len=16, test_max_len=20,
                 buckets=[[4, 7], [8, 10], [11, 13], [14, 16], [17, 20]],
                 n_train=6000, n_val=1000, data_seed=0, embed=32, hidden=64, attn=64, d_model=64, n_heads=4, n_layers=2,
-                epochs=16, lr=3e-3, batch_size=64, max_norm=1.0, teacher_forcing=1.0)
+                epochs=16, lr=3e-3, lr_schedule='cosine', batch_size=64, max_norm=1.0, teacher_forcing=1.0)
 
 
 # ---- the task -------------------------------------------------------------------------
@@ -338,6 +338,13 @@ def train(model, cfg, train_set, seed, record=0):
     opt = torch.optim.AdamW(model.parameters(), lr=cfg['lr'])
     losses = []
     n = src.shape[0]
+    # lr_schedule 'cosine': lr * (1 + cos(pi t / total)) / 2 at step t of the run.
+    # LambdaLR's closed form, not CosineAnnealingLR, whose recursive update
+    # draws the same curve with different rounding (lib/training/lr_schedule.hpp).
+    total = cfg['epochs'] * ((n + cfg['batch_size'] - 1) // cfg['batch_size'])
+    sched = None
+    if cfg.get('lr_schedule', 'constant') == 'cosine':
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 0.5 * (1 + math.cos(math.pi * t / total)))
     # fit()'s loader: DataLoader(shuffle=True) over the row indices draws its
     # order from the global generator exactly as attnlab's shuffled_epoch_order
     loader = DataLoader(TensorDataset(torch.arange(n)), batch_size=cfg['batch_size'], shuffle=True)
@@ -351,6 +358,8 @@ def train(model, cfg, train_set, seed, record=0):
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg['max_norm'])
             opt.step()
+            if sched is not None:
+                sched.step()
             if len(losses) < record:
                 losses.append(float(loss))
     return losses
@@ -470,8 +479,10 @@ def model_goldens(name):
     model.zero_grad()
     loss.backward()
     grads = {k: floats(p.grad) for k, p in model.named_parameters()}
-    model = make_model(name, cfg, 0)
-    losses = train(model, cfg, tr, 0, record=100)
+    losses = {}
+    for schedule in ('constant', 'cosine'):  # 100 steps = the PARITY run: the whole cosine
+        model = make_model(name, cfg, 0)
+        losses[schedule] = train(model, dict(cfg, lr_schedule=schedule), tr, 0, record=100)
     write_json(f'models/translation_{name}.json', {
         '_generated_by': generated_by('goldens') + f'; PARITY config, model {name}, manual_seed(0)',
         'config': {k: cfg[k] for k in ('n_words', 'min_len', 'max_len', 'test_max_len', 'n_train', 'embed', 'hidden',
@@ -479,7 +490,7 @@ def model_goldens(name):
                                       'data_seed')},
         'parameter_names': list(init), 'shapes': shapes, 'init': init, 'grads': grads,
         'batch': {'B': 8, 'S': S, 'logits': floats(logits), 'loss': float(loss)},
-        'losses': losses})
+        'losses': losses['constant'], 'losses_cosine': losses['cosine']})
 
 
 def data_goldens():

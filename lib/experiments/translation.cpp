@@ -88,6 +88,7 @@ training::TranslationFitConfig fit_config_of(const nlohmann::json& spec) {
   training::TranslationFitConfig fit;
   fit.epochs = spec.at("epochs");
   fit.lr = spec.at("lr");
+  fit.lr_schedule = training::lr_schedule_from_name(spec.at("lr_schedule").get<std::string>());
   fit.batch_size = spec.at("batch_size");
   fit.teacher_forcing = spec.at("teacher_forcing");
   fit.seed = spec.at("seed").get<std::uint64_t>();
@@ -341,6 +342,10 @@ Experiment translation_experiment() {
                       .doc = "passes over the training set", .min = 1, .max = 100000},
                      {.name = "lr", .type = Type::Number, .default_value = 3e-3, .doc = "AdamW learning rate",
                       .min = 0, .max = 10},
+                     {.name = "lr_schedule", .type = Type::String, .default_value = "cosine",
+                      .doc = "learning rate over the run's steps: cosine (lr * (1 + cos(pi * step / steps)) / 2, "
+                             "ending near 0) or constant",
+                      .choices = {"cosine", "constant"}},
                      {.name = "batch_size", .type = Type::Integer, .default_value = 64,
                       .doc = "training mini-batch size", .min = 1, .max = 65536},
                      {.name = "teacher_forcing", .type = Type::Number, .default_value = 1.0,

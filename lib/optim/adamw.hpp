@@ -29,6 +29,10 @@ class AdamW {
   /// One step over the flat parameter and gradient buffers (n_params each).
   void step(float* params, const float* grads);
   long steps_taken() const { return t_; }
+  /// The learning rate of the next steps, as a scheduler sets
+  /// param_group['lr'] between steps; the moments and t are kept.
+  void set_lr(double lr) { c_.lr = lr; }
+  double lr() const { return c_.lr; }
 
  private:
   AdamWConfig c_;

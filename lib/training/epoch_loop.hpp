@@ -2,7 +2,9 @@
 // by the course's recipe step for step: each epoch a DataLoader order drawn
 // from the re-seeded generator, then per batch the model's step, the loss
 // record, a stop at the first loss that is not finite (before its optimiser
-// step), global-norm clipping and AdamW; the observer hears every step and,
+// step), global-norm clipping and AdamW at the schedule's learning rate
+// (set before each step, as a PyTorch scheduler stepped after each
+// optimiser step leaves it); the observer hears every step and,
 // once, the end.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include "optim/clip_grad_norm.hpp"
 #include "random/generator.hpp"
 #include "training/fit_result.hpp"
+#include "training/lr_schedule.hpp"
 
 namespace attnlab::training {
 
@@ -27,6 +30,7 @@ struct EpochLoopSettings {
   int batch_size = 64;
   double max_norm = 1.0;
   int record_losses = 0;
+  LrSchedule lr_schedule = LrSchedule::constant;  // over epochs × steps per epoch
   const std::function<void(const FitProgress&)>* on_step = nullptr;  // may be empty
 };
 
@@ -56,6 +60,8 @@ class EpochLoop {
     optim::AdamW opt(params.count(), {.lr = s_.lr});
     result.losses.reserve(static_cast<std::size_t>(s_.record_losses));
     result.epochs.reserve(static_cast<std::size_t>(s_.epochs));
+    const long total_steps = static_cast<long>(s_.epochs) * at_.steps;
+    long steps_done = 0;
     for (int epoch = 0; epoch < s_.epochs && !result.diverged; ++epoch) {
       const std::vector<std::int64_t> order = data::shuffled_epoch_order(g, n_);
       double loss_sum = 0;
@@ -73,6 +79,7 @@ class EpochLoop {
         loss_sum += loss;
         report();
         optim::clip_grad_norm(params.grads().data(), params.count(), s_.max_norm);
+        opt.set_lr(lr_at(s_.lr, s_.lr_schedule, steps_done++, total_steps));
         opt.step(params.values().data(), params.grads().data());
       }
       if (!result.diverged) result.epochs.push_back({loss_sum / at_.steps, val_accuracy(epoch)});

@@ -26,6 +26,7 @@ namespace attnlab::training {
 struct TranslationFitConfig {
   int epochs = 8;
   double lr = 3e-3;
+  LrSchedule lr_schedule = LrSchedule::constant;  // the learning rate over the run's steps
   int batch_size = 64;
   int eval_batch_size = 256;
   double max_norm = 1.0;
@@ -72,7 +73,7 @@ TranslationFitResult fit_translation(Model& model, const data::TranslationPairs&
   TranslationFitResult result;
   PairBatch batch;
   EpochLoop loop({.epochs = cfg.epochs, .lr = cfg.lr, .batch_size = cfg.batch_size, .max_norm = cfg.max_norm,
-                  .record_losses = cfg.record_losses, .on_step = &cfg.on_step},
+                  .record_losses = cfg.record_losses, .lr_schedule = cfg.lr_schedule, .on_step = &cfg.on_step},
                  train.n);
   loop.run(
       g, model.params, result,

@@ -18,7 +18,6 @@
 #include <sstream>
 
 #include "course_run.hpp"
-#include "data/translation.hpp"
 #include "experiments/registry.hpp"
 #include "spec/spec_error.hpp"
 #include "support/golden.hpp"
@@ -69,7 +68,8 @@ TEST(Translation, TheSpecIsTheConfigurationPyTorchTrained) {
   const auto& c = torch.at("config");
   const auto spec = experiments::load_spec(std::string(ATTNLAB_EXPERIMENTS_DIR) + "/translation.json").spec;
   for (const char* k : {"n_words", "min_len", "max_len", "test_max_len", "n_train", "n_val", "data_seed", "embed",
-                        "epochs", "lr", "batch_size", "teacher_forcing", "d_model", "n_heads", "n_layers"})
+                        "epochs", "lr", "lr_schedule", "batch_size", "teacher_forcing", "d_model", "n_heads",
+                        "n_layers"})
     EXPECT_EQ(spec.at(k), c.at(k)) << k;
   EXPECT_EQ(spec.at("hidden_size"), c.at("hidden"));
   EXPECT_EQ(spec.at("attn_size"), c.at("attn"));
@@ -103,29 +103,18 @@ TEST(Translation, PyTorchsSeedsShowTheSameEffect) {
   }
 }
 
-// attnlab's seed-0 row against PyTorch's seeds 0-2, bucket by bucket. The
-// issue asks for PyTorch's range widened by 0.02; that is narrower than the
-// noise of the measurement itself: a bucket holds ~180 validation sentences,
-// so an accuracy of 0.25 carries a binomial standard error of 0.03, and
-// as committed (16 epochs), 3 of the 20 cells fall outside the bare 0.02
-// (no attention 8-10: 0.308 against 0.154-0.253; dot 8-10: 0.951 against
-// 0.973-1; dot 14-16: 0.911 against 0.940-1). So the range is widened by 0.02
-// plus two standard errors of the bucket's accuracy, sqrt(p (1 - p) / n) at
-// attnlab's p and the bucket's n: a drift of attnlab's arithmetic away from
-// PyTorch's still fails here, sampling noise does not.
-TEST(Translation, SeedZeroSitsInsidePyTorchsSeedSpreadUpToSamplingError) {
+// attnlab's seed-0 row against PyTorch's seeds 0-2, bucket by bucket, inside
+// their range widened by 0.02 (the issue's criterion). That holds because the
+// default decays the learning rate to 0 (lr_schedule "cosine"): at a constant
+// 3e-3 the runs ended wherever their last loss spike left them, PyTorch's
+// seeds spread by 0.28 on additive 14-16 (0.50 on 17-20) and 3 of these 20
+// cells fell outside. A drift of
+// attnlab's arithmetic from PyTorch's moves the saturated cells (the attention
+// models at 1.000, the model without attention at 0) first.
+TEST(Translation, SeedZeroSitsInsidePyTorchsSeedSpread) {
   const auto torch = load_golden("models/translation_torch_seeds.json");
-  const auto& c = torch.at("config");
   const std::string table = chapter_translation();
   ASSERT_FALSE(table.empty()) << "data/chapter.txt has no translation table";
-  // the validation set's sentences per bucket, drawn as the experiment draws them
-  const auto val = data::make_translation(c.at("n_val"), c.at("min_len"), c.at("test_max_len"),
-                                          data::TranslationTask::Translation, c.at("n_words"),
-                                          c.at("data_seed").get<std::uint64_t>() + 1);
-  const auto buckets = c.at("buckets").get<std::vector<std::vector<int>>>();
-  std::vector<int> count(buckets.size(), 0);
-  for (int len : val.src_len)
-    for (std::size_t k = 0; k < buckets.size(); ++k) count[k] += len >= buckets[k][0] && len <= buckets[k][1];
   for (int m = 0; m < 4; ++m) {
     const auto& spread = torch.at("spread").at(kModels[m]);
     EXPECT_EQ(spread.at("seeds"), nlohmann::json({0, 1, 2})) << kModels[m];
@@ -133,10 +122,9 @@ TEST(Translation, SeedZeroSitsInsidePyTorchsSeedSpreadUpToSamplingError) {
     const auto got = row_accuracies(table, kLabels[m]);
     ASSERT_EQ(got.size(), lo.size()) << kLabels[m];
     for (std::size_t k = 0; k < got.size(); ++k) {
-      ASSERT_GT(count[k], 0) << "bucket " << k;
-      const double se = std::sqrt(got[k] * (1 - got[k]) / count[k]), margin = 0.02 + 2 * se;
-      EXPECT_GE(got[k], lo[k] - margin) << kLabels[m] << ", bucket " << k << ": PyTorch " << lo[k] << "-" << hi[k];
-      EXPECT_LE(got[k], hi[k] + margin) << kLabels[m] << ", bucket " << k << ": PyTorch " << lo[k] << "-" << hi[k];
+      // the table prints 3 decimals: half a unit of the last one more
+      EXPECT_GE(got[k], lo[k] - 0.02 - 5e-4) << kLabels[m] << ", bucket " << k << ": PyTorch " << lo[k] << "-" << hi[k];
+      EXPECT_LE(got[k], hi[k] + 0.02 + 5e-4) << kLabels[m] << ", bucket " << k << ": PyTorch " << lo[k] << "-" << hi[k];
     }
   }
 }

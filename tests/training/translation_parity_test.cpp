@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "data/translation.hpp"
@@ -15,6 +16,7 @@
 #include "models/transformer_seq2seq.hpp"
 #include "support/parity.hpp"
 #include "training/fit_translation.hpp"
+#include "training/lr_schedule.hpp"
 
 namespace attnlab::models {
 namespace {
@@ -77,18 +79,22 @@ void expect_init_logits_loss_and_gradients(Model& model, const nlohmann::json& g
   testing::expect_grads_close(model.params, golden, 1e-5);
 }
 
+// `key`: "losses" (constant learning rate) or "losses_cosine" (the cosine
+// schedule, which over the PARITY run's 100 steps spans its whole curve).
 template <class Model>
-void expect_first_hundred_losses(Model& model, const nlohmann::json& golden) {
+void expect_first_hundred_losses(Model& model, const nlohmann::json& golden, const std::string& key) {
+  SCOPED_TRACE(key);
   const auto& c = golden.at("config");
   const auto tr = train_set(c);
   training::TranslationFitConfig fit;
   fit.epochs = c.at("epochs");
   fit.lr = c.at("lr");
+  fit.lr_schedule = key == "losses_cosine" ? training::LrSchedule::cosine : training::LrSchedule::constant;
   fit.batch_size = c.at("batch_size");
   fit.eval_batch_size = 64;
   fit.record_losses = 100;
   fit.buckets = {{1, 100}};
-  const auto want = golden.at("losses").get<std::vector<double>>();
+  const auto want = golden.at(key).get<std::vector<double>>();
   ASSERT_EQ(want.size(), 100u);
   const auto result = training::fit_translation<Model, Seq2SeqBatch>(model, tr, tr, fit);
   const auto& got = result.losses;
@@ -99,7 +105,9 @@ void expect_first_hundred_losses(Model& model, const nlohmann::json& golden) {
     worst = std::max(worst, std::abs(got[k] - want[k]));
   }
   EXPECT_LE(worst, 1e-4) << "first losses " << got[0] << " vs PyTorch " << want[0];
-  EXPECT_LT(got[99], got[0] * 0.8) << "training lowers the loss";
+  // the cosine run's smaller mean step lowers the loss less in 100 steps
+  // (rnnenc: 2.23 -> 1.84, PyTorch's figures alike)
+  EXPECT_LT(got[99], got[0] * (key == "losses" ? 0.8 : 0.9)) << "training lowers the loss";
   // fit's record: every epoch's mean loss, the first step's loss, no divergence
   EXPECT_FALSE(result.diverged);
   ASSERT_EQ(result.epochs.size(), static_cast<std::size_t>(fit.epochs));
@@ -116,9 +124,11 @@ TEST_P(TranslationParity, InitLogitsLossAndGradients) {
 
 TEST_P(TranslationParity, FirstHundredTrainingLosses) {
   const auto golden = testing::load_golden("models/translation_" + GetParam().name + ".json");
-  random::Generator init(0);
-  Seq2Seq model(config_of(golden.at("config"), GetParam().kind), init, 64, golden.at("config").at("max_len"));
-  expect_first_hundred_losses(model, golden);
+  for (const std::string key : {"losses", "losses_cosine"}) {
+    random::Generator init(0);
+    Seq2Seq model(config_of(golden.at("config"), GetParam().kind), init, 64, golden.at("config").at("max_len"));
+    expect_first_hundred_losses(model, golden, key);
+  }
 }
 
 TEST(TransformerTranslationParity, InitLogitsLossAndGradients) {
@@ -130,9 +140,11 @@ TEST(TransformerTranslationParity, InitLogitsLossAndGradients) {
 
 TEST(TransformerTranslationParity, FirstHundredTrainingLosses) {
   const auto golden = testing::load_golden("models/translation_transformer.json");
-  random::Generator init(0);
-  TransformerSeq2Seq model(transformer_config_of(golden.at("config")), init, 64, golden.at("config").at("max_len"));
-  expect_first_hundred_losses(model, golden);
+  for (const std::string key : {"losses", "losses_cosine"}) {
+    random::Generator init(0);
+    TransformerSeq2Seq model(transformer_config_of(golden.at("config")), init, 64, golden.at("config").at("max_len"));
+    expect_first_hundred_losses(model, golden, key);
+  }
 }
 
 TEST(TransformerTranslationParity, RefusesTeacherForcingBelowOne) {
