@@ -341,7 +341,7 @@ Experiment translation_experiment() {
                      {.name = "epochs", .type = Type::Integer, .default_value = 16,
                       .doc = "passes over the training set", .min = 1, .max = 100000},
                      {.name = "lr", .type = Type::Number, .default_value = 3e-3, .doc = "AdamW learning rate",
-                      .min = 0, .max = 10},
+                      .min = 0, .min_exclusive = true},
                      {.name = "lr_schedule", .type = Type::String, .default_value = "cosine",
                       .doc = "learning rate over the run's steps: cosine (lr * (1 + cos(pi * step / steps)) / 2, "
                              "ending near 0) or constant",

@@ -183,6 +183,35 @@ TEST(Translation, SmallRunPrintsEveryRowAndTheAlignments) {
   EXPECT_NE(r.text.find("9-10*"), std::string::npos) << "the bucket longer than any training sentence is starred";
 }
 
+// A row whose loss stops being finite is named with its epoch and step, has
+// no accuracy and no alignment (its weights mean nothing), and the table
+// still prints every row. lr = 1e6 makes both models' loss NaN within two
+// epochs of this small run (no lr in (0, 10] did: clipping and the bounded
+// GRU gates keep the loss finite, only rising, which is a warning instead).
+TEST(Translation, ADivergedRowIsNamedWithNeitherAccuracyNorAlignment) {
+  const auto r = run_kind("translation", {{"models", {"rnnenc", "additive"}}, {"lr", 1e6}, {"lr_schedule", "constant"},
+                                          {"n_train", 256}, {"n_val", 40}, {"epochs", 2}, {"embed", 8},
+                                          {"hidden_size", 8}, {"attn_size", 8}, {"max_len", 8}, {"test_max_len", 10},
+                                          {"bucket_edges", {4, 9, 11}}});
+  ASSERT_EQ(r.diverged.size(), 2u);
+  for (int m = 0; m < 2; ++m) {
+    const auto& row = r.data["rows"][m];
+    EXPECT_EQ(row.at("status"), "diverged") << kModels[m];
+    EXPECT_TRUE(row.at("accuracy").is_null());
+    for (const auto& a : row.at("bucket_accuracy")) EXPECT_TRUE(a.is_null() || std::isnan(a.get<double>())) << a;
+    EXPECT_FALSE(row.contains("alignment")) << kModels[m];
+    EXPECT_EQ(r.diverged[m].row, kLabels[m]);
+    const auto& d = row.at("diverged");
+    EXPECT_EQ(d.at("epoch"), r.diverged[m].at.epoch);
+    EXPECT_EQ(d.at("step"), r.diverged[m].at.step);
+    EXPECT_NE(r.text.find(fmt::format("{:<30} {:>8} diverged at epoch {}, step {}", kLabels[m],
+                                      row.at("params").get<int>(), r.diverged[m].at.epoch, r.diverged[m].at.step)),
+              std::string::npos)
+        << r.text;
+  }
+  EXPECT_EQ(r.text.find("alignment,"), std::string::npos) << "no alignment of a diverged model";
+}
+
 TEST(Translation, SpecRulesNameTheParameter) {
   auto refused = [](const nlohmann::json& overrides) {
     try {
@@ -197,6 +226,11 @@ TEST(Translation, SpecRulesNameTheParameter) {
   EXPECT_NE(refused({{"n_heads", 3}}).find("/n_heads"), std::string::npos);
   EXPECT_NE(refused({{"test_max_len", 10}}).find("/test_max_len"), std::string::npos);
   EXPECT_NE(refused({{"models", {"gru"}}}).find("transformer"), std::string::npos);
+  // lr = 0 trains nothing; above 0 any rate is the user's (1e6 diverges, named)
+  EXPECT_NE(refused({{"lr", 0}}).find("/lr"), std::string::npos) << refused({{"lr", 0}});
+  EXPECT_EQ(refused({{"lr", 1e6}}), "");
+  EXPECT_NE(refused({{"lr_schedule", "linear"}}).find("/lr_schedule"), std::string::npos);
+  EXPECT_NE(refused({{"lr_schedule", "linear"}}).find("cosine"), std::string::npos) << "names the valid values";
   // a model twice is refused at the second one
   EXPECT_NE(refused({{"models", {"dot", "additive", "dot"}}}).find("/models/2: \"dot\" is already row 0"), std::string::npos)
       << refused({{"models", {"dot", "additive", "dot"}}});
