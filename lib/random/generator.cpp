@@ -90,9 +90,22 @@ void Generator::dropout_mask(std::uint8_t* keep, std::size_t n, double p) {
     return;
   }
   // bernoulli_(1 - p) without MKL: a 53-bit double per element, kept when
-  // u < 1 - p, with 1 - p in double.
+  // u53 · 2^-53 < 1 - p, with 1 - p in double. Scaling by 2^53 is exact, and
+  // for an integer u53 "u53 < x" is "u53 < ceil(x)": one integer comparison
+  // makes the same decision as the double one, on whole blocks of words.
   const double keep_probability = 1.0 - p;
-  for (std::size_t i = 0; i < n; ++i) keep[i] = uniform53() < keep_probability ? 1 : 0;
+  const auto threshold = static_cast<std::uint64_t>(std::ceil(std::ldexp(keep_probability, 53)));
+  constexpr std::size_t kPairs = 256;
+  std::uint32_t words[2 * kPairs];
+  for (std::size_t done = 0; done < n; done += kPairs) {
+    const std::size_t m = std::min(kPairs, n - done);
+    engine_.fill(words, 2 * m);
+    for (std::size_t i = 0; i < m; ++i) {
+      // w64() & (2^53 - 1): the high word's low 21 bits above the low word
+      const std::uint64_t u53 = (std::uint64_t{words[2 * i] & 0x1FFFFFu} << 32) | words[2 * i + 1];
+      keep[done + i] = u53 < threshold ? 1 : 0;
+    }
+  }
 }
 
 bool Generator::operator==(const Generator& other) const {

@@ -9,8 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <vector>
+
+#include "random/mt19937.hpp"
 
 namespace attnlab::random {
 
@@ -59,7 +60,8 @@ class Generator {
   /// The keep mask of F.dropout(x, p, training=True) over n elements (§6):
   /// one w64() each, keep[i] = 1 when u53 < 1 - p. p == 0 or p == 1 draw
   /// nothing (all kept / all dropped). Throws std::invalid_argument outside
-  /// [0, 1].
+  /// [0, 1]. The words come 512 at a time (Mt19937::fill) and the test is
+  /// an integer comparison, u53 < ceil((1 - p) 2^53), the same decision.
   void dropout_mask(std::uint8_t* keep, std::size_t n, double p);
 
   /// The engine's full state and the cached normal, so tests can check state
@@ -72,7 +74,7 @@ class Generator {
   /// at::normal_distribution<double>: one value of path B (§4.1).
   double normal_double(double mean, double std);
 
-  std::mt19937 engine_;
+  Mt19937 engine_;  // the stream of std::mt19937, regenerated on AVX2 registers
   std::optional<double> cached_normal_;
 };
 
