@@ -6,6 +6,8 @@
 // GFLOP/s counts 2 × the multiply-adds: 4·B·T·C² for the projections and
 // 2·B·H·T²·D for scores and mixing; the FLOP floor of a pass is that count
 // over train_step_bench's SgemmPeak (scripts/bench_vs_pytorch.py prints both).
+// The two-thread case reports wall time (UseRealTime): CPU time counts only
+// the calling thread.
 //   build/bench/flash_attention_bench --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
@@ -54,6 +56,22 @@ void BM_FlashForward(benchmark::State& state) {
   state.counters["block_k"] = blocks.k;
 }
 
+// the heads on two threads, as `timing` runs with --jobs 2 (the projections stay on one)
+void BM_FlashForwardTwoThreads(benchmark::State& state) {
+  tensor::set_blas_threads(1);
+  const int T = int(state.range(0));
+  const Layer layer;
+  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(nn::mha_flash_workspace_size(d, {}, 2));
+  random::Generator g(1);
+  g.normal(x.data(), x.size());
+  for (auto _ : state) {
+    nn::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), {}, layer.params(), d, {}, 2);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_counters(state, T);
+}
+
 void BM_WeightedForward(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int T = int(state.range(0));
@@ -98,6 +116,7 @@ BENCHMARK(BM_FlashForward)
     ->Name("BM_FlashTiles")
     ->ArgsProduct({{512}, {16, 32, 64, 128, 256}, {128, 256, 512}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FlashForwardTwoThreads)->Arg(512)->Arg(8192)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_WeightedForward)->Arg(128)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FlashForwardCausal)->Arg(512)->Arg(8192)->Unit(benchmark::kMillisecond);
 

@@ -7,12 +7,13 @@
 //
 // Both are timed as the script runs them, for inference: the attention with
 // need_weights=False takes the flash path (nn/flash_attention.hpp), which
-// never holds the B·H·T² weights, and the LSTM keeps no cache for a backward
-// pass (nn/lstm_inference.hpp). Memory is then linear in T: about 100 MB at
+// never holds the B·H·T² weights and runs its heads on --jobs threads, and
+// the LSTM keeps no cache for a backward pass (nn/lstm_inference.hpp). Memory is then linear in T: about 100 MB at
 // the longest length allowed, 8192 (the cost table's longest), with the
 // default batch, width and heads.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -62,10 +63,13 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
 
     // attn(x, x, x, need_weights=False): the flash path; buffers allocated outside the timed loop
     const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
-    std::vector<float> mha_work(nn::mha_flash_workspace_size(d));
+    // with the run's --jobs threads over the B·H heads (the same output bytes for any number)
+    const int threads = std::max(1, ctx.jobs);
+    std::vector<float> mha_work(nn::mha_flash_workspace_size(d, {}, threads));
     const auto params = nn::mha_packed(in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
     const double attention = mean_seconds(repeats, [&] {
-      nn::mha_flash_forward<float>(out.data(), mha_work.data(), x.data(), x.data(), x.data(), {}, params, d);
+      nn::mha_flash_forward<float>(out.data(), mha_work.data(), x.data(), x.data(), x.data(), {}, params, d, {},
+                                   threads);
     });
 
     // lstm(x): every hidden state (B, T, C), no cache for a backward pass
@@ -88,8 +92,9 @@ void check(const nlohmann::json& spec, const std::string& file) {
 }
 
 // One length at a time: the layers' weights, then per length x and out
-// (B, T, C), the flash attention's workspace and the LSTM's (both linear in T).
-MemoryEstimate memory(const nlohmann::json& spec, int) {
+// (B, T, C), the flash attention's workspace (a tile per thread) and the LSTM's
+// (both linear in T).
+MemoryEstimate memory(const nlohmann::json& spec, int jobs) {
   const int B = spec.at("batch").get<int>(), C = spec.at("width").get<int>(), H = spec.at("heads").get<int>();
   const double c = C, weights = 4 * c * c + 4 * c + 8 * c * c + 8 * c;
   const auto lengths = spec.at("lengths").get<std::vector<int>>();
@@ -97,7 +102,7 @@ MemoryEstimate memory(const nlohmann::json& spec, int) {
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const int T = lengths[i];
     const double floats = weights + 2.0 * B * T * C +
-                          static_cast<double>(nn::mha_flash_workspace_size(nn::mha_dims(B, T, T, C, H))) +
+                          static_cast<double>(nn::mha_flash_workspace_size(nn::mha_dims(B, T, T, C, H), {}, std::max(1, jobs))) +
                           static_cast<double>(nn::lstm_inference_workspace_size(B, C));
     if (floats * sizeof(float) > e.bytes) e = {floats * sizeof(float), 1, fmt::format("/lengths/{}", i), e.reduce};
   }

@@ -5,15 +5,25 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
-#include "tensor/gemm.hpp"
+#include "nn/flash_kernels.hpp"
 
 namespace attnlab::nn {
 
 namespace {
+
+void check_threads(int threads) {
+  if (threads < 1)
+    throw std::invalid_argument("flash attention: threads must be >= 1 (got " + std::to_string(threads) + ")");
+}
 
 void check_blocks(FlashBlocks blocks) {
   if (blocks.q < 1 || blocks.k < 1)
@@ -85,43 +95,60 @@ T exp_and_sum(T* row, int n, T m) {
   return sum;
 }
 
-}  // namespace
+// The tile's parts: scores (bq, ld_s), m and l (bq each), then one head's
+// keys transposed (D, ld_t); a tile of keys starting anywhere below S' reads
+// at most kFlashColumnPad columns past S', which ld_t holds as zeros.
+struct TileLayout {
+  int ld_s, ld_t;
+  std::size_t run_max, run_sum, keys_t, total;
+};
 
-std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks) {
-  check_blocks(blocks);
-  return mha_cache_layout(d, false).total + std::size_t(blocks.q) * blocks.k + 2 * std::size_t(blocks.q);
+TileLayout tile_layout(const MhaDims& d, FlashBlocks blocks) {
+  TileLayout t;
+  t.ld_s = detail::flash_padded(blocks.k);
+  t.ld_t = detail::flash_padded(d.keys()) + detail::kFlashColumnPad;
+  t.run_max = std::size_t(blocks.q) * t.ld_s;
+  t.run_sum = t.run_max + blocks.q;
+  t.keys_t = t.run_sum + blocks.q;
+  t.total = t.keys_t + std::size_t(d.D) * t.ld_t;
+  return t;
 }
 
+// The heads bh = b·H + h in [first, last), with one tile.
 template <class T>
-void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDims& d, FlashBlocks blocks) {
-  using tensor::gemm;
-  check_blocks(blocks);
-  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), H = d.H, D = d.D;
+void forward_heads(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDims& d, FlashBlocks blocks, int first,
+                   int last) {
+  const int Tq = d.T, S_in = d.S, S = d.keys(), H = d.H, D = d.D;
   const MhaCacheLayout L = mha_cache_layout(d, false);
   const T* q = workspace + L.q;  // (B·T, C), row stride ld_q
   const T* k = workspace + L.k;  // (B·S', C), row stride ld_kv
   const T* v = workspace + L.v;  // (B·S', C), row stride ld_kv
   T* y = workspace + L.y;        // (B·T, C)
   const int bq = blocks.q, bk = blocks.k;
-  T* scores = tile;                        // (bq, nk): one tile, row stride nk
-  T* run_max = tile + std::size_t(bq) * bk;  // (bq): m, the largest score seen per query row
-  T* run_sum = run_max + bq;               // (bq): l, the sum of exp(score - m) so far
+  const TileLayout TL = tile_layout(d, blocks);
+  const int ld_s = TL.ld_s, ld_t = TL.ld_t;
+  T* scores = tile;                  // (bq, ld_s): one tile of scores, then of weights
+  T* run_max = tile + TL.run_max;    // (bq): m, the largest score seen per query row
+  T* run_sum = tile + TL.run_sum;    // (bq): l, the sum of exp(score - m) so far
+  T* keys_t = tile + TL.keys_t;      // (D, ld_t): this head's keys, transposed
   const T neg_inf = -std::numeric_limits<T>::infinity();
   // PyTorch divides q by sqrt(D); the weighted path divides each dot product:
-  // a factor in the gemm differs from both by rounding only
+  // a factor in the scores differs from both by rounding only
   const T inv_sqrt_d = T(1) / std::sqrt(T(D));
   const bool masked = masks.key_padding || masks.attn_bool || masks.attn_float || masks.causal;
   const std::size_t mask_block = masks.attn_per_head ? std::size_t(Tq) * S_in : 0;
-  // rows of q, k, v, y as gemm sees them: the stride from one query (key) to the next
+  // rows of q, k, v, y: the stride from one query (key) to the next
   const int ld_q = int(L.q_i), ld_kv = int(L.kv_j), ld_y = int(L.y_i);
 
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
+  for (int bh = first; bh < last; ++bh) {
+    {  // head h of batch b
+      const int b = bh / H, h = bh % H;
       const T* qh = q + b * L.q_b + h * D;   // q_i[e] = qh[i * ld_q + e]
       const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * ld_kv + e]
       const T* vh = v + b * L.kv_b + h * D;
       T* yh = y + b * L.y_b + h * D;          // y_i[e] = yh[i * ld_y + e]
       const std::size_t mask_base = std::size_t(b * H + h) * mask_block;
+      detail::pack_keys_transposed(keys_t, ld_t, kh, ld_kv, S, D);
 
       for (int i0 = 0; i0 < Tq; i0 += bq) {
         const int nq = std::min(bq, Tq - i0);
@@ -141,13 +168,14 @@ void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, co
             nk = std::min(nk, i0 + nq - j0);
           }
 
-          // pass 1: scores (nq, nk) = q_block · k_block^T / sqrt(D), one gemm
-          gemm<T>(false, true, nq, nk, D, inv_sqrt_d, qh + std::size_t(i0) * ld_q, ld_q,
-                  kh + std::size_t(j0) * ld_kv, ld_kv, T(0), scores, nk);
+          // pass 1: scores (nq, nk) = q_block · k_block^T / sqrt(D), in whole
+          // registers of keys (the columns past nk are computed and never read)
+          detail::tile_scores(scores, ld_s, qh + std::size_t(i0) * ld_q, ld_q, keys_t + j0, ld_t, nq,
+                              detail::flash_padded(nk), D, inv_sqrt_d);
 
           for (int r = 0; r < nq; ++r) {
             const int i = i0 + r;
-            T* row = scores + std::size_t(r) * nk;
+            T* row = scores + std::size_t(r) * ld_s;
             // pass 2: masks, as the weighted path applies them (appended keys j >= S are never masked)
             if (masked) {
               const std::size_t mask_row = mask_base + std::size_t(i) * S_in;
@@ -186,9 +214,9 @@ void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, co
             run_max[r] = m_new;
           }
 
-          // pass 4: y_block (nq, D) += P (nq, nk) · v_block (nk, D), one gemm
-          gemm<T>(false, false, nq, D, nk, T(1), scores, nk, vh + std::size_t(j0) * ld_kv, ld_kv, T(1),
-                  yh + std::size_t(i0) * ld_y, ld_y);
+          // pass 4: y_block (nq, D) += P (nq, nk) · v_block (nk, D)
+          detail::tile_mix(yh + std::size_t(i0) * ld_y, ld_y, scores, ld_s, vh + std::size_t(j0) * ld_kv, ld_kv, nq,
+                           nk, D);
         }
 
         // pass 5: normalise; a row that never saw a visible key has l = 0 and y = 0
@@ -203,20 +231,50 @@ void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, co
   }
 }
 
+}  // namespace
+
+std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks, int threads) {
+  check_blocks(blocks);
+  check_threads(threads);
+  return mha_cache_layout(d, false).total + std::size_t(threads) * tile_layout(d, blocks).total;
+}
+
+template <class T>
+void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDims& d, FlashBlocks blocks,
+                             int threads) {
+  check_blocks(blocks);
+  check_threads(threads);
+  // Heads are independent and each writes its own columns of y; a thread
+  // takes a fixed run of them with its own tile, and a head's arithmetic is
+  // the same on any thread, so y's bytes do not depend on `threads`.
+  const int heads = d.B * d.H;
+  const int n = std::min(threads, heads);
+  const std::size_t tile_size = tile_layout(d, blocks).total;
+  const auto first = [&](int t) { return int(std::int64_t(heads) * t / n); };
+  std::vector<std::thread> others;
+  others.reserve(std::size_t(n - 1));
+  for (int t = 1; t < n; ++t)
+    others.emplace_back(forward_heads<T>, workspace, tile + std::size_t(t) * tile_size, std::cref(masks), std::cref(d),
+                        blocks, first(t), first(t + 1));
+  forward_heads<T>(workspace, tile, masks, d, blocks, 0, first(1));
+  for (auto& th : others) th.join();
+}
+
 template <class T>
 void mha_flash_forward(T* out, T* workspace, const T* query, const T* key, const T* value, const MhaMasks<T>& masks,
-                       const MhaParams<T>& p, const MhaDims& d, FlashBlocks blocks) {
+                       const MhaParams<T>& p, const MhaDims& d, FlashBlocks blocks, int threads) {
   check_blocks(blocks);
+  check_threads(threads);
   const MhaCacheLayout L = mha_cache_layout(d, false);
   mha_in_projection(workspace, L, query, key, value, p, d);
-  flash_attention_forward(workspace, workspace + L.total, masks, d, blocks);
+  flash_attention_forward(workspace, workspace + L.total, masks, d, blocks, threads);
   mha_out_projection(out, workspace + L.y, p, d);
 }
 
 #define ATTNLAB_FLASH_INSTANTIATE(T)                                                                          \
-  template void flash_attention_forward<T>(T*, T*, const MhaMasks<T>&, const MhaDims&, FlashBlocks);          \
+  template void flash_attention_forward<T>(T*, T*, const MhaMasks<T>&, const MhaDims&, FlashBlocks, int);     \
   template void mha_flash_forward<T>(T*, T*, const T*, const T*, const T*, const MhaMasks<T>&, const MhaParams<T>&, \
-                                     const MhaDims&, FlashBlocks);
+                                     const MhaDims&, FlashBlocks, int);
 ATTNLAB_FLASH_INSTANTIATE(float)
 ATTNLAB_FLASH_INSTANTIATE(double)
 #undef ATTNLAB_FLASH_INSTANTIATE

@@ -3,11 +3,13 @@
 //
 // The weighted path (nn/multihead_attention.hpp) writes the B·H·T·S' softmax
 // weights, 8.6 GB at B = 8, H = 4, T = S = 8192. Here each head's queries are
-// taken a block of rows at a time against blocks of keys; one gemm per tile
-// gives the scores q·k^T / sqrt(D), and an online softmax (a running maximum
-// m and a running sum l per query row, rescaling the partial output whenever
-// m grows) lets one gemm per tile add P·v into y, so that no row of weights is
-// ever whole. Memory is the projections and y, O(T·C), plus one tile.
+// taken a block of rows at a time against blocks of keys; one product per
+// tile gives the scores q·k^T / sqrt(D), and an online softmax (a running
+// maximum m and a running sum l per query row, rescaling the partial output
+// whenever m grows) lets one product per tile add P·v into y, so that no row
+// of weights is ever whole. The two products are register-blocked loops
+// (nn/flash_kernels.hpp says why not cblas at head sizes of 16). Memory is
+// the projections and y, O(T·C), plus one tile and one head's keys, O(S·D).
 //   Milakov & Gimelshein 2018, "Online normalizer calculation for softmax", alg. 3;
 //   Dao et al. 2022, "FlashAttention", alg. 1 (the forward pass);
 //   PyTorch 2.x's CPU kernel (aten/src/ATen/native/cpu/FlashAttentionKernel.cpp)
@@ -35,9 +37,12 @@ struct FlashBlocks {
 
 /// Elements of the workspace mha_flash_forward uses: q, k, v and y laid out as
 /// mha_cache_layout(d, false) says (B·T·C + 2·B·S'·C + B·T·C), then one tile of
-/// scores (blocks.q · blocks.k) and the running maximum and sum (2 · blocks.q).
-/// Throws std::invalid_argument when a block size is < 1.
-std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks = {});
+/// scores (blocks.q rows of blocks.k rounded up to 8), the running maximum and
+/// sum (2 · blocks.q), and one head's keys transposed (D rows of S' rounded up
+/// to 8, plus 8).
+/// With threads > 1, one tile and one head's keys per thread.
+/// Throws std::invalid_argument when a block size or threads is < 1.
+std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks = {}, int threads = 1);
 
 /// Forward pass of multi-head attention with no weights returned and no dropout
 /// (inference):
@@ -46,22 +51,29 @@ std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks = {});
 ///   query (B, T, C), key (B, S, kdim), value (B, S, vdim), or sequence-first;
 ///   masks, p, d: as mha_forward (every mask, every MhaVariant option)
 /// The same product fusions as mha_forward (one (B·T, C)·(C, 3C) product for
-/// self-attention with packed weights). No heap allocation.
-/// Throws std::invalid_argument for a block size < 1, or when add_bias_kv
-/// lacks bias_k / bias_v.
+/// self-attention with packed weights).
+///   threads    the B·H heads are split into that many fixed runs, one thread
+///              each (the caller's thread takes the first); the output's bytes
+///              are the same for every value. No heap allocation with
+///              threads = 1; each further thread is a std::thread.
+/// Throws std::invalid_argument for a block size or threads < 1, or when
+/// add_bias_kv lacks bias_k / bias_v.
 /// Source: PyTorch 1.13 multi_head_attention_forward (what is computed);
 /// Dao et al. 2022, algorithm 1 (how).
 template <class T>
 void mha_flash_forward(T* out, T* workspace, const T* query, const T* key, const T* value, const MhaMasks<T>& masks,
-                       const MhaParams<T>& p, const MhaDims& d, FlashBlocks blocks = {});
+                       const MhaParams<T>& p, const MhaDims& d, FlashBlocks blocks = {}, int threads = 1);
 
 /// The kernel beneath, after the projections: for every batch b and head h,
 ///   y[b,i,h] = sum_j softmax_j(q[b,i,h]·k[b,j,h] / sqrt(D) + mask)[j] v[b,j,h]
 /// with q, k, v, y where mha_cache_layout(d, false) puts them in `workspace`
 /// (row strides ld_q, ld_kv, C; rows in the inputs' layout), blocked scores
 /// -inf, and y = 0 on a row with every key blocked.
-///   tile: blocks.q · blocks.k + 2 · blocks.q elements, overwritten
+///   tile: the workspace's elements past mha_cache_layout(d, false).total
+///         (mha_flash_workspace_size(d, blocks, threads) says how many), overwritten
+///   threads: as mha_flash_forward
 template <class T>
-void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDims& d, FlashBlocks blocks);
+void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDims& d, FlashBlocks blocks,
+                             int threads = 1);
 
 }  // namespace attnlab::nn

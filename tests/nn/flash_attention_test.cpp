@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <ostream>
@@ -108,9 +109,9 @@ struct Problem {
     mha_forward<float>(out.data(), nullptr, MhaWeights::none, cache.data(), q(), k(), v(), masks, {}, p, d);
     return out;
   }
-  std::vector<float> flash(FlashBlocks blocks) const {
-    std::vector<float> out(std::size_t(d.B) * d.T * d.C), ws(mha_flash_workspace_size(d, blocks));
-    mha_flash_forward<float>(out.data(), ws.data(), q(), k(), v(), masks, p, d, blocks);
+  std::vector<float> flash(FlashBlocks blocks, int threads = 1) const {
+    std::vector<float> out(std::size_t(d.B) * d.T * d.C), ws(mha_flash_workspace_size(d, blocks, threads));
+    mha_flash_forward<float>(out.data(), ws.data(), q(), k(), v(), masks, p, d, blocks, threads);
     return out;
   }
 };
@@ -242,10 +243,27 @@ TEST(FlashAttention, FullyBlockedRowOutputsTheOutProjectionBias) {
     for (int e = 0; e < c.C; ++e) EXPECT_EQ(out[std::size_t(i) * c.C + e], pr.p.out_proj_bias[e]) << i << "," << e;
 }
 
+// Heads split over threads, including more threads than heads and splits
+// that cut a batch's heads apart: the output bytes are the single thread's.
+TEST(FlashAttention, OutputBytesAreTheSameOnAnyNumberOfThreads) {
+  for (const FlashCase& c : cases()) {
+    const Problem pr(c);
+    const auto one = pr.flash(c.blocks);
+    for (int threads : {2, 3, 5, 64}) {
+      const auto many = pr.flash(c.blocks, threads);
+      ASSERT_EQ(many.size(), one.size());
+      EXPECT_EQ(std::memcmp(many.data(), one.data(), one.size() * sizeof(float)), 0)
+          << c << " on " << threads << " threads";
+    }
+  }
+  EXPECT_THROW(mha_flash_workspace_size(mha_dims(1, 4, 4, 8, 2), {}, 0), std::invalid_argument);
+}
+
 TEST(FlashAttention, WorkspaceIsLinearInLength) {
-  // B·T·C + 2·B·S·C + B·T·C + one 64 × 512 tile and 2·64: no T × S term
+  // B·T·C + 2·B·S·C + B·T·C, one 64 × 512 tile with m and l (2·64), one
+  // head's keys transposed (D = 16 rows of S + 8): no T × S term
   const MhaDims d = mha_dims(8, 8192, 8192, 64, 4);
-  EXPECT_EQ(mha_flash_workspace_size(d), 4u * 8 * 8192 * 64 + 64 * 512 + 128);
+  EXPECT_EQ(mha_flash_workspace_size(d), 4u * 8 * 8192 * 64 + 64 * 512 + 128 + 16 * (8192 + 8));
   EXPECT_THROW(mha_flash_workspace_size(d, {0, 4}), std::invalid_argument);
 }
 

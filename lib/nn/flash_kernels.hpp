@@ -1,0 +1,160 @@
+// The two products of a flash-attention tile, as register-blocked loops.
+//
+// Why not cblas here: at a head size D of 16 (timing's d_model 64 over 4
+// heads) the scores q·k^T are products with K = 16, and P·v with N = 16.
+// OpenBLAS packs both operands on every call and loads and stores each C
+// element for only 16 multiply-adds, and zeroes C first for beta = 0: the
+// tile's products ran at ~30 % of the sgemm peak, packing and memset a fifth
+// of the forward (perf record at T = 512). These loops keep a block of
+// outputs in registers for the whole reduction instead:
+//   scores: 6 query rows × 2 registers of keys, over e < D, from the keys
+//           packed once per head as kT (D, S') so 8 keys are one load;
+//   mix:    6 query rows × 2 registers of y's columns, over the tile's keys,
+//           reading v's rows where they are (D contiguous values each).
+// Each output is one chain of fused multiply-adds in a fixed order (e, or the
+// key index), so it does not depend on the block it falls in, the tile sizes
+// only through where a key tile starts, or the thread that runs it. The
+// loops over the block's rows and registers are unrolled (at -O2 GCC would
+// keep the accumulators in memory otherwise: 2x slower than cblas).
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cmath>
+#include <cstddef>
+
+namespace attnlab::nn::detail {
+
+/// Key columns are padded to a multiple of this (one float register, two of
+/// double) so a tile of scores is whole registers; the padding scores are
+/// computed from zero keys and never read.
+inline constexpr int kFlashColumnPad = 8;
+inline int flash_padded(int n) { return (n + kFlashColumnPad - 1) / kFlashColumnPad * kFlashColumnPad; }
+
+/// kT[e * ld_t + j] = k[j * ld_k + e] for e < D, j < S; 0 for S <= j < ld_t.
+template <class T>
+void pack_keys_transposed(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {
+  for (int e = 0; e < D; ++e) {
+    T* row = kT + std::size_t(e) * ld_t;
+    for (int j = 0; j < S; ++j) row[j] = k[std::size_t(j) * ld_k + e];
+    for (int j = S; j < ld_t; ++j) row[j] = T(0);
+  }
+}
+
+template <class T, int R, int NV>
+inline void scores_block(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int D, T alpha) {
+  using batch = xsimd::batch<T>;
+  constexpr int W = int(batch::size);
+  batch acc[R][NV];
+  #pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    #pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[r][v] = batch(T(0));
+  for (int e = 0; e < D; ++e) {
+    batch kv[NV];
+    #pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) kv[v] = batch::load_unaligned(kT + std::size_t(e) * ld_t + v * W);
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const batch qb(q[std::size_t(r) * ld_q + e]);
+      #pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(qb, kv[v], acc[r][v]);
+    }
+  }
+  const batch a(alpha);
+  #pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    #pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) (acc[r][v] * a).store_unaligned(s + std::size_t(r) * ld_s + v * W);
+}
+
+template <class T, int R>
+inline void scores_rows(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int ncols, int D, T alpha) {
+  constexpr int W = int(xsimd::batch<T>::size);
+  int c = 0;
+  for (; c + 2 * W <= ncols; c += 2 * W) scores_block<T, R, 2>(s + c, ld_s, q, ld_q, kT + c, ld_t, D, alpha);
+  for (; c < ncols; c += W) scores_block<T, R, 1>(s + c, ld_s, q, ld_q, kT + c, ld_t, D, alpha);
+}
+
+/// s[r * ld_s + c] = alpha · sum_{e < D} q[r * ld_q + e] · kT[e * ld_t + c]
+/// for r < nq, c < ncols; ncols a multiple of kFlashColumnPad.
+template <class T>
+void tile_scores(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int nq, int ncols, int D, T alpha) {
+  constexpr int R = 6;
+  int r = 0;
+  for (; r + R <= nq; r += R)
+    scores_rows<T, R>(s + std::size_t(r) * ld_s, ld_s, q + std::size_t(r) * ld_q, ld_q, kT, ld_t, ncols, D, alpha);
+  T* sr = s + std::size_t(r) * ld_s;
+  const T* qr = q + std::size_t(r) * ld_q;
+  switch (nq - r) {
+    case 5: scores_rows<T, 5>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
+    case 4: scores_rows<T, 4>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
+    case 3: scores_rows<T, 3>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
+    case 2: scores_rows<T, 2>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
+    case 1: scores_rows<T, 1>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
+    default: break;
+  }
+}
+
+template <class T, int R, int NV>
+inline void mix_block(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk) {
+  using batch = xsimd::batch<T>;
+  constexpr int W = int(batch::size);
+  batch acc[R][NV];
+  #pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    #pragma GCC unroll 8
+    for (int u = 0; u < NV; ++u) acc[r][u] = batch::load_unaligned(y + std::size_t(r) * ld_y + u * W);
+  for (int c = 0; c < nk; ++c) {
+    batch vb[NV];
+    #pragma GCC unroll 8
+    for (int u = 0; u < NV; ++u) vb[u] = batch::load_unaligned(v + std::size_t(c) * ld_v + u * W);
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const batch pb(p[std::size_t(r) * ld_p + c]);
+      #pragma GCC unroll 8
+      for (int u = 0; u < NV; ++u) acc[r][u] = xsimd::fma(pb, vb[u], acc[r][u]);
+    }
+  }
+  #pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    #pragma GCC unroll 8
+    for (int u = 0; u < NV; ++u) acc[r][u].store_unaligned(y + std::size_t(r) * ld_y + u * W);
+}
+
+template <class T, int R>
+inline void mix_rows(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk, int D) {
+  constexpr int W = int(xsimd::batch<T>::size);
+  int d = 0;
+  for (; d + 2 * W <= D; d += 2 * W) mix_block<T, R, 2>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+  for (; d + W <= D; d += W) mix_block<T, R, 1>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+  for (; d < D; ++d)  // the columns past the last whole register, the same chain one lane at a time
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      T acc = y[std::size_t(r) * ld_y + d];
+      for (int c = 0; c < nk; ++c) acc = std::fma(p[std::size_t(r) * ld_p + c], v[std::size_t(c) * ld_v + d], acc);
+      y[std::size_t(r) * ld_y + d] = acc;
+    }
+}
+
+/// y[r * ld_y + d] += sum_{c < nk} p[r * ld_p + c] · v[c * ld_v + d] for
+/// r < nq, d < D, one fused multiply-add per key in key order.
+template <class T>
+void tile_mix(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nq, int nk, int D) {
+  constexpr int R = 6;
+  int r = 0;
+  for (; r + R <= nq; r += R)
+    mix_rows<T, R>(y + std::size_t(r) * ld_y, ld_y, p + std::size_t(r) * ld_p, ld_p, v, ld_v, nk, D);
+  T* yr = y + std::size_t(r) * ld_y;
+  const T* pr = p + std::size_t(r) * ld_p;
+  switch (nq - r) {
+    case 5: mix_rows<T, 5>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
+    case 4: mix_rows<T, 4>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
+    case 3: mix_rows<T, 3>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
+    case 2: mix_rows<T, 2>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
+    case 1: mix_rows<T, 1>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
+    default: break;
+  }
+}
+
+}  // namespace attnlab::nn::detail
