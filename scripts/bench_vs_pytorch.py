@@ -11,11 +11,13 @@ sgemm peak measured in the same run (build/bench/train_step_bench).
 
 Then each table's FLOP floor: its training FLOPs over two cores at that
 peak (the time no implementation on this machine can beat), and attnlab's
-wall time as a multiple of it. And the same for `timing`'s attention forward
-(one core, as it runs): 2 x (4·B·T·C² + 2·B·H·T²·D) FLOPs per pass at each
-length, against its measured milliseconds.
+wall time as a multiple of it. And the same for `timing`'s attention forward:
+2 x (4·B·T·C² + 2·B·H·T²·D) FLOPs per pass at each length, against its
+measured milliseconds, run with --jobs 1 against the one-core floor and with
+--jobs 2 (its heads on two threads; the projections stay on one) against
+the two-core floor.
 
-Run:  python3 scripts/bench_vs_pytorch.py [--repeat N] [--attnlab build/attnlab] [PAIR ...]
+Run:  python3 scripts/bench_vs_pytorch.py [--repeat N] [--attnlab build/attnlab] [--timing-only] [PAIR ...]
 PAIR is a course script number with its spec, e.g. 13 (the default set is
 every pair below). PyTorch runs under /usr/bin/python3 (Debian's
 python3-torch); attnlab needs no Python. Each side is run N times (default 3)
@@ -67,9 +69,10 @@ def row_rates(attnlab, spec):
             yield label, 2 * macs, row['seconds']
 
 
-def timing_rows(attnlab):
+def timing_rows(attnlab, jobs):
     """(T, forward FLOPs, attention seconds) of experiments/timing.json."""
-    out = subprocess.run([attnlab, 'run', 'experiments/timing.json', '--format', 'json'], check=True,
+    out = subprocess.run([attnlab, 'run', 'experiments/timing.json', '--format', 'json', '--jobs', str(jobs)],
+                         check=True,
                          capture_output=True, text=True, cwd=ROOT).stdout
     result = json.loads(out)['results'][0]
     spec, rows = result.get('spec', {}), result['data']['rows']
@@ -84,8 +87,12 @@ def main():
     ap.add_argument('--repeat', type=int, default=3)
     ap.add_argument('--attnlab', default=os.path.join(ROOT, 'build', 'attnlab'))
     ap.add_argument('--bench', default=os.path.join(ROOT, 'build', 'bench', 'train_step_bench'))
+    ap.add_argument('--timing-only', action='store_true', help='only the sgemm peak and the timing floors')
     ap.add_argument('pairs', nargs='*', default=list(PAIRS))
     args = ap.parse_args()
+    if args.timing_only:
+        print_timing(args, sgemm_peak(args.bench))
+        return
     rates = []
     walls = {}
     print('%-6s %-28s %10s %10s %8s' % ('script', 'spec', 'pytorch s', 'attnlab s', 'ratio'))
@@ -116,11 +123,17 @@ def main():
             floor = gflop / (2 * peak)
             print('%-28s %10.1f %10.3f %10.2f %8.1fx' % (spec, gflop, floor, ours_s, ours_s / floor))
 
-    print('\ntiming (attention forward, need_weights=False, one core at %.1f GFLOP/s)' % peak)
-    print('%8s %10s %10s %12s %9s' % ('length', 'GFLOP', 'floor ms', 'attnlab ms', 'x floor'))
-    for T, flops, seconds in timing_rows(args.attnlab):
-        floor = flops / 1e9 / peak
-        print('%8d %10.3f %10.2f %12.2f %8.1fx' % (T, flops / 1e9, 1e3 * floor, 1e3 * seconds, seconds / floor))
+    print_timing(args, peak)
+
+
+def print_timing(args, peak):
+    print('\ntiming (attention forward, need_weights=False; sgemm peak %.1f GFLOP/s a core)' % peak)
+    print('%6s %8s %10s %10s %12s %9s' % ('cores', 'length', 'GFLOP', 'floor ms', 'attnlab ms', 'x floor'))
+    for cores in (1, 2):
+        for T, flops, seconds in timing_rows(args.attnlab, cores):
+            floor = flops / 1e9 / (cores * peak)
+            print('%6d %8d %10.3f %10.2f %12.2f %8.1fx' % (cores, T, flops / 1e9, 1e3 * floor, 1e3 * seconds,
+                                                          seconds / floor))
 
 
 if __name__ == '__main__':

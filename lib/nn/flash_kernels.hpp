@@ -32,13 +32,16 @@ inline constexpr int kFlashColumnPad = 8;
 inline int flash_padded(int n) { return (n + kFlashColumnPad - 1) / kFlashColumnPad * kFlashColumnPad; }
 
 /// kT[e * ld_t + j] = k[j * ld_k + e] for e < D, j < S; 0 for S <= j < ld_t.
+/// Key by key: each key's D values are one read, where e by e would walk
+/// every key's row D times.
 template <class T>
 void pack_keys_transposed(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {
-  for (int e = 0; e < D; ++e) {
-    T* row = kT + std::size_t(e) * ld_t;
-    for (int j = 0; j < S; ++j) row[j] = k[std::size_t(j) * ld_k + e];
-    for (int j = S; j < ld_t; ++j) row[j] = T(0);
+  for (int j = 0; j < S; ++j) {
+    const T* key = k + std::size_t(j) * ld_k;
+    for (int e = 0; e < D; ++e) kT[std::size_t(e) * ld_t + j] = key[e];
   }
+  for (int e = 0; e < D; ++e)
+    for (int j = S; j < ld_t; ++j) kT[std::size_t(e) * ld_t + j] = T(0);
 }
 
 template <class T, int R, int NV>
