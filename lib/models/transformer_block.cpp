@@ -59,21 +59,59 @@ BlockWorkspace<Real>::BlockWorkspace(int max_batch_, int T, int C, int H, int F)
   keep_ff.resize(N * C);
 }
 
+namespace {
+void check_batch(int B, int max_batch) {
+  if (B < 1 || B > max_batch)
+    throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit the block's workspace");
+}
+}  // namespace
+
+template <class Real>
+void transformer_block_draw_masks(BlockWorkspace<Real>& ws, const BlockDims& d, random::Generator& g) {
+  check_batch(d.B, ws.max_batch);
+  ws.dropped = d.dropout > 0.0;
+  if (!ws.dropped) return;
+  // The forward pass draws nothing else, so drawing both masks first is the
+  // stream PyTorch draws them in: the attention weights', then the output's.
+  ws.scale_attn = static_cast<Real>(
+      nn::mha_draw_dropout(g, ws.keep_attn.data(), nn::mha_dims(d.B, d.T, d.T, d.C, d.H), d.dropout));
+  g.dropout_mask(ws.keep_ff.data(), static_cast<std::size_t>(d.B) * d.T * d.C, d.dropout);
+  ws.scale_ff = static_cast<Real>(random::dropout_scale(d.dropout));
+}
+
+template <class Real>
+void transformer_block_take_masks(BlockWorkspace<Real>& ws, const BlockWorkspace<Real>& from, int first,
+                                  const BlockDims& d) {
+  check_batch(d.B, ws.max_batch);
+  check_batch(first + d.B, from.max_batch);
+  ws.dropped = from.dropped;
+  ws.scale_attn = from.scale_attn;
+  ws.scale_ff = from.scale_ff;
+  if (!ws.dropped) return;
+  const std::size_t attn_row = static_cast<std::size_t>(d.H) * d.T * d.T, ff_row = static_cast<std::size_t>(d.T) * d.C;
+  std::copy_n(from.keep_attn.begin() + first * attn_row, d.B * attn_row, ws.keep_attn.begin());
+  std::copy_n(from.keep_ff.begin() + first * ff_row, d.B * ff_row, ws.keep_ff.begin());
+}
+
 template <class Real>
 void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
                                const BlockDims& d, random::Generator* train) {
-  if (d.B < 1 || d.B > ws.max_batch)
-    throw std::invalid_argument("batch of " + std::to_string(d.B) + " does not fit the block's workspace");
+  check_batch(d.B, ws.max_batch);
+  if (train) transformer_block_draw_masks(ws, d, *train);
+  else ws.dropped = false;
+  transformer_block_forward_drawn(out, ws, x, w, d);
+}
+
+template <class Real>
+void transformer_block_forward_drawn(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
+                                     const BlockDims& d) {
+  check_batch(d.B, ws.max_batch);
   const nn::MhaDims md = nn::mha_dims(d.B, d.T, d.T, d.C, d.H);
   const int N = d.B * d.T, C = d.C, F = d.F;
-  ws.dropped = train != nullptr && d.dropout > 0.0;
   // h1 = LN1(x); a = MHA(h1, h1, h1), dropout on its weights when training
   nn::layer_norm_forward(ws.h1.data(), ws.mean1.data(), ws.rstd1.data(), x, w.norm1_weight, w.norm1_bias, N, C);
   nn::MhaDropout<Real> attn_drop;
-  if (ws.dropped) {
-    ws.scale_attn = static_cast<Real>(nn::mha_draw_dropout(*train, ws.keep_attn.data(), md, d.dropout));
-    attn_drop = {ws.keep_attn.data(), ws.scale_attn};
-  }
+  if (ws.dropped) attn_drop = {ws.keep_attn.data(), ws.scale_attn};
   nn::MhaMasks<Real> masks;
   masks.causal = d.causal;
   masks.key_padding = d.key_padding;
@@ -88,10 +126,8 @@ void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* 
   nn::linear_forward(ws.f1.data(), ws.h2.data(), w.ff1_weight, w.ff1_bias, N, C, F);
   nn::gelu_forward(ws.g1.data(), ws.f1.data(), static_cast<std::size_t>(N) * F);
   nn::linear_forward(ws.f2.data(), ws.g1.data(), w.ff2_weight, w.ff2_bias, N, F, C);
-  // out = x1 + Dropout(f2); the mask is drawn after the attention's, as PyTorch runs them.
+  // out = x1 + Dropout(f2)
   if (ws.dropped) {
-    train->dropout_mask(ws.keep_ff.data(), static_cast<std::size_t>(N) * C, d.dropout);
-    ws.scale_ff = static_cast<Real>(random::dropout_scale(d.dropout));
     nn::dropout_forward(out, ws.f2.data(), ws.keep_ff.data(), ws.scale_ff, static_cast<std::size_t>(N) * C);
     for (int i = 0; i < N * C; ++i) out[i] += ws.x1[i];
   } else {
@@ -171,6 +207,16 @@ void transformer_block_step(Real* out, Real* scratch, Real* keys, Real* values, 
 
 template struct BlockWorkspace<float>;
 template struct BlockWorkspace<double>;
+template void transformer_block_draw_masks<float>(BlockWorkspace<float>&, const BlockDims&, random::Generator&);
+template void transformer_block_draw_masks<double>(BlockWorkspace<double>&, const BlockDims&, random::Generator&);
+template void transformer_block_take_masks<float>(BlockWorkspace<float>&, const BlockWorkspace<float>&, int,
+                                                  const BlockDims&);
+template void transformer_block_take_masks<double>(BlockWorkspace<double>&, const BlockWorkspace<double>&, int,
+                                                   const BlockDims&);
+template void transformer_block_forward_drawn<float>(float*, BlockWorkspace<float>&, const float*,
+                                                     const BlockTensors<float>&, const BlockDims&);
+template void transformer_block_forward_drawn<double>(double*, BlockWorkspace<double>&, const double*,
+                                                      const BlockTensors<double>&, const BlockDims&);
 template void transformer_block_forward<float>(float*, BlockWorkspace<float>&, const float*,
                                                const BlockTensors<float>&, const BlockDims&, random::Generator*);
 template void transformer_block_forward<double>(double*, BlockWorkspace<double>&, const double*,

@@ -80,6 +80,22 @@ template <class Real>
 void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
                                const BlockDims& d, random::Generator* train);
 
+/// The same forward pass in two parts, so that a batch's masks can be drawn
+/// once and its rows trained apart (training/split_step.hpp):
+/// draw_masks draws what a training forward on d.B rows draws, in the same
+/// order (nothing for p = 0); take_masks copies rows [first, first + d.B) of
+/// another workspace's masks; forward_drawn runs with the masks the workspace
+/// holds. transformer_block_forward(train) = draw_masks, then forward_drawn.
+/// Throws std::invalid_argument for a batch beyond a workspace.
+template <class Real>
+void transformer_block_draw_masks(BlockWorkspace<Real>& ws, const BlockDims& d, random::Generator& g);
+template <class Real>
+void transformer_block_take_masks(BlockWorkspace<Real>& ws, const BlockWorkspace<Real>& from, int first,
+                                  const BlockDims& d);
+template <class Real>
+void transformer_block_forward_drawn(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
+                                     const BlockDims& d);
+
 /// Backward pass: ADDS dLoss/dx into dx (B, T, C) and the parameter
 /// gradients into `grad`, given dout (B, T, C) and the workspace of the
 /// forward pass on the same x.
