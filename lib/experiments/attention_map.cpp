@@ -11,6 +11,7 @@
 #include "models/attention_classifier.hpp"
 #include "report/text.hpp"
 #include "spec/spec_error.hpp"
+#include "training/parallel.hpp"
 
 namespace attnlab::experiments {
 
@@ -29,7 +30,9 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
   random::Generator init(spec.at("seed").get<std::uint64_t>());
   const int T = data.train.length;
   models::AttentionClassifier model(model_config(spec), init, max_batch(spec), T);
-  const training::FitResult result = fit_row(model, data, fit, ctx, "attention_map", "accuracy");
+  training::FitResult result;
+  // One row: run_parallel lends the threads it is not using to the row's split step.
+  training::run_parallel(1, ctx.jobs, [&](int) { result = fit_row(model, data, fit, ctx, "attention_map", "accuracy"); });
   if (ctx.progress) ctx.progress(fmt::format("attention_map: trained in {:.1f} s", result.seconds));
 
   const int index = spec.at("sequence").get<int>();

@@ -45,13 +45,15 @@ MemoryEstimate training_memory(const nlohmann::json& spec, int jobs, const std::
                                const std::string& reduce);
 
 /// The RowMemory of a row training a `Model` built with `cfg` (the model
-/// classes of lib/models, which offer memory_bytes and parameter_count).
+/// classes of lib/models, which offer memory_bytes and parameter_count),
+/// counting the model twice when fit() splits its steps.
 template <class Model, class Config>
 RowMemory row_memory(const nlohmann::json& spec, const Config& cfg, std::string parameter) {
   const training::FitConfig fit = fit_config(spec);
   const int n_train = spec.at("n_train").get<int>(), n_val = spec.at("n_val").get<int>();
   const int T = spec.at("length").get<int>(), B = training::max_batch(fit, n_train, n_val);
-  return {static_cast<double>(Model::memory_bytes(cfg, B, T) +
+  // A split step trains its second half on a copy of the model (split_step.hpp).
+  return {static_cast<double>(training::model_copies<Model>(fit.split_batch) * Model::memory_bytes(cfg, B, T) +
                               training::fit_memory_bytes(fit, Model::parameter_count(cfg), n_train, n_val, T)),
           std::move(parameter)};
 }

@@ -95,6 +95,10 @@ void AttentionClassifier::forward(const std::int32_t* tokens, int B, float* attn
 
 float AttentionClassifier::train_step(const std::int32_t* tokens, const std::int32_t* labels, int B,
                                       random::Generator&) {
+  return train_step_drawn(tokens, labels, B);
+}
+
+float AttentionClassifier::train_step_drawn(const std::int32_t* tokens, const std::int32_t* labels, int B) {
   forward(tokens, B, nullptr);
   const int T = T_, C = cfg_.d_model, K = cfg_.n_classes, N = B * T;
   const float loss = nn::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);

@@ -118,6 +118,10 @@ void RecurrentClassifier::forward(const std::int32_t* tokens, int B) {
 
 float RecurrentClassifier::train_step(const std::int32_t* tokens, const std::int32_t* labels, int B,
                                       random::Generator&) {
+  return train_step_drawn(tokens, labels, B);
+}
+
+float RecurrentClassifier::train_step_drawn(const std::int32_t* tokens, const std::int32_t* labels, int B) {
   forward(tokens, B);
   const int T = T_, E = cfg_.embed, H = cfg_.hidden_size, K = cfg_.n_classes;
   const float loss = nn::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);

@@ -50,6 +50,12 @@ class RecurrentClassifier {
   /// Forward, mean cross-entropy, backward adding into params.grads();
   /// returns the loss. No dropout, so `g` is not drawn from.
   float train_step(const std::int32_t* tokens, const std::int32_t* labels, int B, random::Generator& g);
+  /// The same step in the parts training::StepRunner splits a batch with
+  /// (training/split_step.hpp): this step draws nothing, so draw_step and
+  /// take_step_draws do nothing, and train_step_drawn is train_step.
+  void draw_step(random::Generator&, int) {}
+  void take_step_draws(const RecurrentClassifier&, int, int) {}
+  float train_step_drawn(const std::int32_t* tokens, const std::int32_t* labels, int B);
   /// Evaluation forward: logits (B, K).
   void logits(const std::int32_t* tokens, int B, float* out);
 

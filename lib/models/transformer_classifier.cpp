@@ -80,14 +80,23 @@ BlockTensors<float> TransformerClassifier::tensors(std::size_t block, bool grads
   return {p(0), p(1), p(2), p(3), p(4), p(5), p(6), p(7), p(8), p(9), p(10), p(11)};
 }
 
-void TransformerClassifier::forward(const std::int32_t* tokens, int B, random::Generator* train) {
+void TransformerClassifier::draw_step(random::Generator& g, int B) {
+  for (int b = 0; b < cfg_.n_blocks; ++b) transformer_block_draw_masks(ws_[b], dims(B), g);
+}
+
+void TransformerClassifier::take_step_draws(const TransformerClassifier& from, int first, int b) {
+  for (int k = 0; k < cfg_.n_blocks; ++k) transformer_block_take_masks(ws_[k], from.ws_[k], first, dims(b));
+}
+
+void TransformerClassifier::forward(const std::int32_t* tokens, int B, bool train) {
   if (B < 1 || B > max_batch_) throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit");
   const int T = T_, C = cfg_.d_model, N = B * T;
   // h0 (B, T, C) = tok(x) + pos(arange(T))
   nn::embedding_forward(hs_[0].data(), tokens, params.value(tok_), N, cfg_.vocab, C);
   nn::position_embedding_forward(hs_[0].data(), params.value(pos_), B, T, C, cfg_.max_len);
   for (int b = 0; b < cfg_.n_blocks; ++b)
-    transformer_block_forward(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B), train);
+    if (train) transformer_block_forward_drawn(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B));
+    else transformer_block_forward(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B), nullptr);
   // logits = head(mean_T(LN(h)))
   nn::layer_norm_forward(n_.data(), mean_.data(), rstd_.data(), hs_[cfg_.n_blocks].data(), params.value(norm_w_),
                          params.value(norm_b_), N, C);
@@ -98,7 +107,12 @@ void TransformerClassifier::forward(const std::int32_t* tokens, int B, random::G
 
 float TransformerClassifier::train_step(const std::int32_t* tokens, const std::int32_t* labels, int B,
                                         random::Generator& g) {
-  forward(tokens, B, &g);
+  draw_step(g, B);
+  return train_step_drawn(tokens, labels, B);
+}
+
+float TransformerClassifier::train_step_drawn(const std::int32_t* tokens, const std::int32_t* labels, int B) {
+  forward(tokens, B, true);
   const int T = T_, C = cfg_.d_model, K = cfg_.n_classes, N = B * T;
   const float loss = nn::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);
   std::fill_n(dlogits_.begin(), B * K, 0.0f);
@@ -124,7 +138,7 @@ float TransformerClassifier::train_step(const std::int32_t* tokens, const std::i
 }
 
 void TransformerClassifier::logits(const std::int32_t* tokens, int B, float* out) {
-  forward(tokens, B, nullptr);
+  forward(tokens, B, false);
   std::copy_n(logits_.begin(), B * cfg_.n_classes, out);
 }
 

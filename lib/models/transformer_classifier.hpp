@@ -46,6 +46,17 @@ class TransformerClassifier {
   /// Training step: forward with dropout drawn from `g` in PyTorch's order,
   /// mean cross-entropy, backward adding into params.grads(); returns the loss.
   float train_step(const std::int32_t* tokens, const std::int32_t* labels, int B, random::Generator& g);
+  /// The same step in the parts training::StepRunner splits a batch with
+  /// (training/split_step.hpp): draw_step draws every block's dropout masks
+  /// for B sequences, in the order train_step draws them (block by block,
+  /// the attention weights' then the feed-forward output's); take_step_draws
+  /// copies rows [first, first + b) of another model's drawn masks;
+  /// train_step_drawn trains with the masks drawn. train_step = draw_step,
+  /// then train_step_drawn. Throws std::invalid_argument for a batch beyond
+  /// the buffers.
+  void draw_step(random::Generator& g, int B);
+  void take_step_draws(const TransformerClassifier& from, int first, int b);
+  float train_step_drawn(const std::int32_t* tokens, const std::int32_t* labels, int B);
   /// Evaluation forward (no dropout): logits (B, K).
   void logits(const std::int32_t* tokens, int B, float* out);
 
@@ -53,7 +64,7 @@ class TransformerClassifier {
   std::size_t forward_macs(int B) const;
 
  private:
-  void forward(const std::int32_t* tokens, int B, random::Generator* train);
+  void forward(const std::int32_t* tokens, int B, bool train);  // train: with the masks drawn
   BlockDims dims(int B) const;
   BlockTensors<float> tensors(std::size_t block, bool grads);
   TransformerClassifierConfig cfg_;

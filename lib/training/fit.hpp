@@ -19,6 +19,7 @@
 #include "training/batch.hpp"
 #include "training/epoch_loop.hpp"
 #include "training/fit_result.hpp"
+#include "training/split_step.hpp"
 
 namespace attnlab::training {
 
@@ -31,6 +32,11 @@ struct FitConfig {
   double max_norm = 1.0;      // clip_grad_norm_(model.parameters(), 1.0)
   std::uint64_t seed = 0;     // fit() calls torch.manual_seed(0) first
   int record_losses = 0;      // keep the loss of the first N steps
+  /// Train each batch in two fixed halves (training/split_step.hpp) when the
+  /// model allows it, so that a spare core can take the second half. The
+  /// result is the same on any number of threads; it differs from the
+  /// unsplit batch only in the rounding of the batch's sums.
+  bool split_batch = true;
   /// Called on the training thread after every step and once at the end;
   /// it must be cheap (it runs between steps) and must not throw. Empty:
   /// nothing is reported.
@@ -53,6 +59,7 @@ std::size_t fit_memory_bytes(const FitConfig& cfg, std::size_t n_params, int n_t
 ///   float train_step(const int32_t* tokens, const int32_t* labels, int B, random::Generator& g);
 ///     // forward in training mode (dropout drawn from g), cross-entropy,
 ///     // backward ADDING into params.grads(); returns the mean loss
+///     // (or, to be split over two cores, training::SplittableModel's parts)
 ///   void logits(const int32_t* tokens, int B, float* out);   // eval mode, out (B, 2)
 ///   std::size_t forward_macs(int B) const;                  // multiply-adds of one forward
 /// with buffers for batches up to max_batch(cfg, train.n, val.n).
@@ -93,12 +100,13 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
   EpochLoop loop({.epochs = cfg.epochs, .lr = cfg.lr, .batch_size = cfg.batch_size, .max_norm = cfg.max_norm,
                   .record_losses = cfg.record_losses, .on_step = &cfg.on_step},
                  train.n);
+  StepRunner<Model> train_step(model, cfg.split_batch);
   loop.run(
       g, model.params, result,
       [&](const std::int64_t* rows, int n) {
         const int b = gather(batch, train, rows, n);
         model.params.zero_grad();
-        const float loss = model.train_step(batch.tokens.data(), batch.labels.data(), b, g);
+        const float loss = train_step(batch.tokens.data(), batch.labels.data(), b, batch.length, g);
         result.multiply_adds += 3 * static_cast<std::uint64_t>(model.forward_macs(b));
         return loss;
       },

@@ -1,5 +1,7 @@
 #include "training/parallel.hpp"
 
+#include "training/spare_cores.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -13,6 +15,14 @@ namespace attnlab::training {
 
 void run_parallel(int n, int jobs, const std::function<void(int)>& task, const std::vector<double>& cost) {
   const int workers = std::max(1, std::min(jobs, n));
+  // Threads given but without a row, and each worker once it runs out of
+  // rows, lend their core to the rows still training (split_step.hpp); never
+  // more cores than the machine has, where a borrowed one would only take
+  // turns with the thread that lent it.
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = std::min(jobs, hardware);
+  SpareCores idle(cores - workers);
+  std::atomic<int> active{workers};
   if (workers == 1) {
     for (int i = 0; i < n; ++i) task(i);
     return;
@@ -34,6 +44,7 @@ void run_parallel(int n, int jobs, const std::function<void(int)>& task, const s
         next = n;  // stop handing out work
       }
     }
+    if (--active < cores) idle.add(1);
   };
   std::vector<std::thread> threads;
   threads.reserve(workers);

@@ -15,7 +15,10 @@ namespace attnlab::training {
 /// tasks run never shows in the output. When a thread cannot be started
 /// (no address space for its stack, a process limit), the work goes to the
 /// threads that did start, or to the calling thread: fewer at once, never a
-/// failure.
+/// failure. While tasks run, the threads without one (jobs above n, and
+/// each worker that has run out of tasks) count as spare cores
+/// (spare_cores.hpp), which a task's split training step borrows; at most
+/// min(jobs, the machine's hardware threads) cores are busy or lent.
 void run_parallel(int n, int jobs, const std::function<void(int)>& task, const std::vector<double>& cost = {});
 
 }  // namespace attnlab::training

@@ -16,6 +16,8 @@
 #include "optim/adamw.hpp"
 #include "optim/clip_grad_norm.hpp"
 #include "training/batch.hpp"
+#include "training/spare_cores.hpp"
+#include "training/split_step.hpp"
 
 namespace {
 std::atomic<long> g_allocations{0};
@@ -72,6 +74,37 @@ long allocations_in_steps(Model& model, int steps) {
   const long before = g_allocations.load();
   for (int s = 1; s <= steps; ++s) step(s);
   return g_allocations.load() - before;
+}
+
+// The same through fit()'s split step, on one thread or with the second half
+// on the helper thread (started in the warm-up step).
+template <class Model>
+long allocations_in_split_steps(Model& model, int steps, int spare) {
+  const auto data = data::make_sequences(1000, 8, 0);
+  random::Generator g(0);
+  const auto order = data::shuffled_epoch_order(g, data.n);
+  training::Batch batch(64, 8);
+  training::StepRunner<Model> train_step(model, true);
+  training::SpareCores lent(spare);
+  auto step = [&](int s) {
+    training::gather(batch, data, order.data() + 64 * s, s % 2 ? 64 : 40);
+    model.params.zero_grad();
+    train_step(batch.tokens.data(), batch.labels.data(), s % 2 ? 64 : 40, 8, g);
+  };
+  step(0);
+  const long before = g_allocations.load();
+  for (int s = 1; s <= steps; ++s) step(s);
+  return g_allocations.load() - before;
+}
+
+TEST(NoAllocation, SplitStepsOnOneThreadAndOnTwo) {
+  for (int spare : {0, 1}) {
+    random::Generator init(0);
+    models::TransformerClassifier transformer({}, init, 64, 8);
+    EXPECT_EQ(allocations_in_split_steps(transformer, 5, spare), 0) << spare;
+    models::RecurrentClassifier lstm({}, init, 64, 8);
+    EXPECT_EQ(allocations_in_split_steps(lstm, 5, spare), 0) << spare;
+  }
 }
 
 TEST(NoAllocation, PositionsModel) {

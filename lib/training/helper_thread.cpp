@@ -1,0 +1,94 @@
+#include "training/helper_thread.hpp"
+
+#include <chrono>
+#include <system_error>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace attnlab::training {
+
+namespace {
+// Long enough to cover the time between two steps (clipping, AdamW, the next
+// batch: tens of microseconds), short enough that an idle helper gives its
+// core back at once.
+constexpr auto kSpin = std::chrono::microseconds(300);
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+}  // namespace
+
+HelperThread::~HelperThread() {
+  if (!thread_.joinable()) return;
+  set(stopping);
+  thread_.join();
+}
+
+void HelperThread::set(State s) {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    state_.store(s, std::memory_order_release);
+  }
+  cv_.notify_all();
+}
+
+void HelperThread::wait_while(State s) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0; state_.load(std::memory_order_acquire) == s; ++i) {
+    relax();
+    if (i % 64 == 63 && std::chrono::steady_clock::now() > until) {
+      std::unique_lock<std::mutex> lock(m_);
+      cv_.wait(lock, [&] { return state_.load(std::memory_order_acquire) != s; });
+      return;
+    }
+  }
+}
+
+void HelperThread::loop() {
+  for (;;) {
+    wait_while(idle);
+    if (state_.load(std::memory_order_acquire) == stopping) return;
+    try {
+      job_();
+      failure_ = nullptr;
+    } catch (...) {
+      failure_ = std::current_exception();
+    }
+    // The poster reads failure_ only after it sees idle (release/acquire).
+    std::lock_guard<std::mutex> lock(m_);
+    if (state_.load(std::memory_order_relaxed) == stopping) return;
+    state_.store(idle, std::memory_order_release);
+    cv_.notify_all();
+  }
+}
+
+void HelperThread::run_beside_(Call job, Call here) {
+  if (!thread_.joinable()) {
+    try {
+      thread_ = std::thread([this] { loop(); });
+    } catch (const std::system_error&) {  // no room for a thread: both here, in order
+      here();
+      job();
+      return;
+    }
+  }
+  job_ = job;
+  set(posted);
+  std::exception_ptr mine;
+  try {
+    here();
+  } catch (...) {
+    mine = std::current_exception();
+  }
+  wait_while(posted);
+  std::exception_ptr theirs = std::move(failure_);
+  failure_ = nullptr;
+  if (mine) std::rethrow_exception(mine);
+  if (theirs) std::rethrow_exception(theirs);
+}
+
+}  // namespace attnlab::training
