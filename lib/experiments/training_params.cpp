@@ -26,6 +26,11 @@ std::vector<spec::Param> training_params() {
       {.name = "data_seed", .type = Type::Integer, .default_value = 0,
        .doc = "make_sequences seed of the training set (validation uses data_seed + 1)", .min = 0,
        .max = 4294967294.0},
+      // Default on: the result is the same for every --jobs either way
+      // (training/split_step.hpp); off trains each batch in one piece, as PyTorch sums it.
+      {.name = "split_batch", .type = Type::Boolean, .default_value = true,
+       .doc = "train each batch in two fixed halves, so that a core no row uses takes one (the same bytes on any "
+              "--jobs); false: in one piece"},
       seed_param(),
   };
 }
@@ -36,6 +41,7 @@ training::FitConfig fit_config(const nlohmann::json& spec) {
   c.lr = spec.at("lr").get<double>();
   c.batch_size = spec.at("batch_size").get<int>();
   c.seed = spec.at("seed").get<std::uint64_t>();
+  c.split_batch = spec.at("split_batch").get<bool>();
   return c;
 }
 
