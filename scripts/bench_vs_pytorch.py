@@ -18,8 +18,8 @@ measured milliseconds, run with --jobs 1 against the one-core floor and with
 the two-core floor.
 
 Run:  python3 scripts/bench_vs_pytorch.py [--repeat N] [--attnlab build/attnlab] [--timing-only] [PAIR ...]
-PAIR is a course script number with its spec, e.g. 13 (the default set is
-every pair below). PyTorch runs under /usr/bin/python3 (Debian's
+PAIR is a course script number with its spec, e.g. 13, or `heads` (the
+default set is every pair below). PyTorch runs under /usr/bin/python3 (Debian's
 python3-torch); attnlab needs no Python. Each side is run N times (default 3)
 and the median wall time is reported; the PyTorch figure includes its ~2 s
 `import torch`, as a student running the script pays it too.
@@ -39,6 +39,7 @@ PAIRS = {  # course script: (its table in course_models.py, attnlab's spec)
     '01': ('bottleneck', 'experiments/bottleneck.json'),
     '18': ('rnn_vs_attention', 'experiments/rnn_vs_attention.json'),
     '19': ('attention_map', 'experiments/attention_map.json'),
+    'heads': ('heads', 'experiments/heads.json'),  # no course script trains it: course_models.py's heads table
 }
 
 
@@ -63,7 +64,7 @@ def row_rates(attnlab, spec):
     data = json.loads(out)['results'][0]['data']
     rows = data.get('rows', [data])
     for row in rows:
-        macs = row.get('multiply_adds') or row.get('training_multiply_adds')
+        macs = row.get('training_multiply_adds') or row.get('multiply_adds')  # heads: its cost column is one forward
         if macs:
             label = next((str(row[k]) for k in ('model', 'label', 'hidden_size', 'heads') if k in row), 'run')
             yield label, 2 * macs, row['seconds']
