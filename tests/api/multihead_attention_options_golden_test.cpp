@@ -177,6 +177,23 @@ TEST_P(MhaOptionsParity, ForwardAndBackwardMatchPyTorch) {
   auto [out3, none] = m.forward(query, key, value, fo);
   EXPECT_FALSE(none.has_value());
   EXPECT_EQ(out3, out);
+
+  // Eval mode without weights takes the flash path (tiles, an online
+  // softmax): the weighted path's output up to rounding, every mask and
+  // option alike, and PyTorch's where dropout did not act; nothing is kept
+  // for backward.
+  m.eval();
+  fo.need_weights = true;
+  auto [weighted, w_eval] = m.forward(query, key, value, fo);
+  fo.need_weights = false;
+  auto [flash, no_weights] = m.forward(query, key, value, fo);
+  EXPECT_FALSE(no_weights.has_value());
+  ASSERT_EQ(flash.shape(), weighted.shape());
+  expect_close_to_torch("attn_output (flash) against the weighted path", flash.data(),
+                        std::vector<float>(weighted.begin(), weighted.end()));
+  if (!dropout) expect_close_to_torch("attn_output (flash)", flash.data(), floats(f["out"]));
+  EXPECT_THROW(m.backward(g, query, key, value), std::logic_error);
+  m.train();
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, MhaOptionsParity, ::testing::Range<std::size_t>(0, 10),

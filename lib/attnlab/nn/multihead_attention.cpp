@@ -1,6 +1,8 @@
 #include "attnlab/nn/multihead_attention.hpp"
 
 #include <stdexcept>
+
+#include "nn/flash_attention.hpp"
 #include <string>
 
 namespace attnlab::nn {
@@ -116,6 +118,19 @@ MultiheadAttentionOutput MultiheadAttention::forward(const Tensor<3>& query, con
                    {.kdim = o.kdim(), .vdim = o.vdim(), .batch_first = bf, .add_bias_kv = o.add_bias_kv(),
                     .add_zero_attn = o.add_zero_attn()});
   const std::size_t Sp = dims_.keys();
+  have_forward_ = false;
+
+  MultiheadAttentionOutput result;
+  result.attn_output = Tensor<3>::from_shape(query.shape());
+  // Inference without weights: the flash path, O(L·E) memory instead of the
+  // N·H·L·S' weights (PyTorch 2.x's fast path, taken in eval mode too); it
+  // keeps nothing for a backward pass.
+  if (!f.need_weights && !is_training()) {
+    flash_.resize(mha_flash_workspace_size(dims_));
+    mha_flash_forward<float>(result.attn_output.data(), flash_.data(), query.data(), key.data(), value.data(),
+                             masks, params(), dims_);
+    return result;
+  }
   cache_.resize(mha_cache_size(dims_));
 
   MhaDropout<float> drop;
@@ -126,8 +141,6 @@ MultiheadAttentionOutput MultiheadAttention::forward(const Tensor<3>& query, con
     drop = {keep_.data(), keep_scale_};
   }
 
-  MultiheadAttentionOutput result;
-  result.attn_output = Tensor<3>::from_shape(query.shape());
   MhaWeights which = MhaWeights::none;
   float* weights = nullptr;
   if (f.need_weights) {
@@ -146,7 +159,11 @@ MultiheadAttentionOutput MultiheadAttention::forward(const Tensor<3>& query, con
 
 MultiheadAttentionGradients MultiheadAttention::backward(const Tensor<3>& grad_output, const Tensor<3>& query,
                                                          const Tensor<3>& key, const Tensor<3>& value) {
-  if (!have_forward_) throw std::logic_error(std::string(kBackward) + ": no forward() to go back through");
+  if (!have_forward_)
+    throw std::logic_error(std::string(kBackward) +
+                           ": no forward() to go back through (a forward in eval mode with need_weights = false "
+                           "runs the flash path, which keeps nothing for backward: run it in train() mode, or "
+                           "with need_weights = true)");
   const MhaDims& d = dims_;
   const long B = d.B, T = d.T, S = d.S, E = d.C;
   const std::vector<long> q_shape = d.batch_first ? std::vector<long>{B, T, E} : std::vector<long>{T, B, E};

@@ -111,6 +111,11 @@ class MultiheadAttention : public Module {
   /// the shape expected when a shape does not fit.
   /// A query row whose keys are all blocked gets zero weights and a zero head
   /// output where PyTorch returns NaN (lib/nn/multihead_attention.hpp).
+  /// In eval mode with need_weights = false the flash path runs
+  /// (lib/nn/flash_attention.hpp: tiles and an online softmax, memory
+  /// O(L·E) instead of N·H·L·S' weights; the same output up to float
+  /// rounding, ~1e-6); it keeps no cache, so backward() after it throws
+  /// std::logic_error.
   MultiheadAttentionOutput forward(const Tensor<3>& query, const Tensor<3>& key, const Tensor<3>& value,
                                    const MultiheadAttentionForwardOptions& options = {});
 
@@ -156,6 +161,7 @@ class MultiheadAttention : public Module {
   bool have_forward_ = false;
   MhaDims dims_{};
   std::vector<float> cache_, scratch_;
+  std::vector<float> flash_;  // the flash path's workspace (eval mode, need_weights = false)
   std::vector<std::uint8_t> keep_;
   float keep_scale_ = 1.0f;
   bool dropped_ = false;
