@@ -86,7 +86,8 @@ LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohman
                                 spec::show_value(doc.at("sweep")));
     doc.erase("sweep");
   }
-  // A bad --set names the option, not the file it was applied to.
+  // A bad --set names the option, and the file it was applied to (several
+  // specs in one run may take it differently).
   if (!overrides.empty() && doc.contains("experiment") && doc["experiment"].is_string())
     if (const Experiment* e = find_experiment(doc["experiment"].get<std::string>())) {
       std::vector<std::string> names{"experiment"};
@@ -94,7 +95,7 @@ LoadedSpec check_spec(nlohmann::json doc, const std::string& file, const nlohman
       for (const auto& [key, value] : overrides.items())
         if (std::find(names.begin(), names.end(), key) == names.end()) {
           const std::string near = spec::closest(key, names);
-          throw spec::SpecError("--set " + key, "",
+          throw spec::SpecError("--set " + key + " (applied to " + file + ")", "",
                                 fmt::format("unknown key \"{}\" for experiment \"{}\"{}; run `attnlab list {}` for "
                                             "its parameters",
                                             key, e->name, near.empty() ? "" : " (did you mean \"" + near + "\"?)",

@@ -157,8 +157,8 @@ TEST_F(SpecErrors, AnUnknownKeyInSetNamesTheOption) {
   const Outcome o = run_attnlab("run '" + file + "' --set n_head=8", dir);
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.out, "");
-  EXPECT_NE(o.err.find("--set n_head: unknown key \"n_head\" for experiment \"positions\" (did you mean "
-                       "\"n_heads\"?)"),
+  EXPECT_NE(o.err.find("--set n_head (applied to " + file + "): unknown key \"n_head\" for experiment "
+                       "\"positions\" (did you mean \"n_heads\"?)"),
             std::string::npos)
       << o.err;
 }
