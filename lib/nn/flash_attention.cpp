@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "nn/flash_kernels.hpp"
+#include "nn/mha_heads.hpp"
+#include "nn/softmax_kernels.hpp"
 
 namespace attnlab::nn {
 
@@ -30,101 +32,6 @@ void check_blocks(FlashBlocks blocks) {
   if (blocks.q < 1 || blocks.k < 1)
     throw std::invalid_argument("flash attention: block sizes must be >= 1 (got q=" + std::to_string(blocks.q) +
                                 ", k=" + std::to_string(blocks.k) + ")");
-}
-
-// max_j row[j] (n >= 1). Four registers of W lanes side by side: a single
-// one would wait on each vmaxps's latency, and this loop and the next were
-// a quarter of the kernel's time with one.
-template <class T>
-T row_max(const T* row, int n) {
-  using batch = xsimd::batch<T>;
-  constexpr int W = int(batch::size);
-  T m = -std::numeric_limits<T>::infinity();
-  int j = 0;
-  if (n >= 4 * W) {
-    batch a0 = batch::load_unaligned(row), a1 = batch::load_unaligned(row + W),
-          a2 = batch::load_unaligned(row + 2 * W), a3 = batch::load_unaligned(row + 3 * W);
-    for (j = 4 * W; j + 4 * W <= n; j += 4 * W) {
-      a0 = xsimd::max(a0, batch::load_unaligned(row + j));
-      a1 = xsimd::max(a1, batch::load_unaligned(row + j + W));
-      a2 = xsimd::max(a2, batch::load_unaligned(row + j + 2 * W));
-      a3 = xsimd::max(a3, batch::load_unaligned(row + j + 3 * W));
-    }
-    std::array<T, batch::size> lanes;
-    xsimd::max(xsimd::max(a0, a1), xsimd::max(a2, a3)).store_unaligned(lanes.data());
-    for (T x : lanes) m = x > m ? x : m;
-  }
-  for (; j < n; ++j) m = row[j] > m ? row[j] : m;
-  return m;
-}
-
-// e^x for x <= 0, and 0 for x = -inf (a blocked score less the row's
-// maximum). Cephes' expf (Moshier, cephes/single/expf.c): x = n ln 2 + r with
-// |r| <= ln 2 / 2 in two steps, a degree-6 polynomial for e^r, 2^n put in
-// the exponent bits; within 2 ulp, like xsimd::exp, in fewer instructions
-// (no overflow branch, as x <= 0, and 2^n needs no ldexp since n >= -126
-// once x is clamped). Below -87.34 (e^x < 2^-126) it gives 0, where the true
-// value is subnormal: a weight that small is 0 next to the row's largest, 1.
-// Doubles take xsimd::exp.
-template <class T>
-[[gnu::always_inline]] inline xsimd::batch<T> exp_nonpositive(xsimd::batch<T> x) {
-  using batch = xsimd::batch<T>;
-  if constexpr (!std::is_same_v<T, float>) {
-    return xsimd::exp(x);
-  } else {
-    const batch lowest(-87.33654f);  // ln 2^-126
-    const batch xc = xsimd::max(x, lowest);
-    const batch n = xsimd::nearbyint(xc * batch(1.44269504088896341f));
-    batch r = xsimd::fnma(n, batch(0.693359375f), xc);
-    r = xsimd::fnma(n, batch(-2.12194440e-4f), r);
-    batch p = xsimd::fma(batch(1.9875691500e-4f), r, batch(1.3981999507e-3f));
-    p = xsimd::fma(p, r, batch(8.3334519073e-3f));
-    p = xsimd::fma(p, r, batch(4.1665795894e-2f));
-    p = xsimd::fma(p, r, batch(1.6666665459e-1f));
-    p = xsimd::fma(p, r, batch(5.0000001201e-1f));
-    p = xsimd::fma(p, r * r, r + batch(1.0f));
-    using ints = xsimd::batch<std::int32_t>;
-    const batch two_n = xsimd::bitwise_cast<batch>((xsimd::to_int(n) + ints(127)) << 23);
-    return xsimd::select(x < lowest, batch(0.0f), p * two_n);
-  }
-}
-
-// row[j] = exp(row[j] - m), returning their sum; exp(-inf) = 0 for blocked
-// scores. Every element takes exp_nonpositive (the tail in one zero-padded
-// register, as map_lanes does), so a weight does not depend on where the
-// tile's edge falls; two sums side by side, for the adds' latency.
-template <class T>
-T exp_and_sum(T* row, int n, T m) {
-  using batch = xsimd::batch<T>;
-  constexpr int W = int(batch::size);
-  const batch mb(m);
-  batch s0(T(0)), s1(T(0));
-  int j = 0;
-  for (; j + 2 * W <= n; j += 2 * W) {
-    const batch e0 = exp_nonpositive<T>(batch::load_unaligned(row + j) - mb);
-    const batch e1 = exp_nonpositive<T>(batch::load_unaligned(row + j + W) - mb);
-    e0.store_unaligned(row + j);
-    e1.store_unaligned(row + j + W);
-    s0 += e0;
-    s1 += e1;
-  }
-  for (; j + W <= n; j += W) {
-    const batch e = exp_nonpositive<T>(batch::load_unaligned(row + j) - mb);
-    e.store_unaligned(row + j);
-    s0 += e;
-  }
-  T sum = xsimd::hadd(s0 + s1);
-  if (j < n) {
-    std::array<T, batch::size> padded;
-    padded.fill(-std::numeric_limits<T>::infinity());  // exp(-inf) = 0 beyond n
-    std::copy_n(row + j, n - j, padded.data());
-    exp_nonpositive<T>(batch::load_unaligned(padded.data()) - mb).store_unaligned(padded.data());
-    for (int c = 0; c < n - j; ++c) {
-      row[j + c] = padded[c];
-      sum += padded[c];
-    }
-  }
-  return sum;
 }
 
 // The tile's parts: scores (bq, ld_s), m and l (bq each), then one head's
@@ -167,8 +74,7 @@ void forward_heads(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDim
   // PyTorch divides q by sqrt(D); the weighted path divides each dot product:
   // a factor in the scores differs from both by rounding only
   const T inv_sqrt_d = T(1) / std::sqrt(T(D));
-  const bool masked = masks.key_padding || masks.attn_bool || masks.attn_float || masks.causal;
-  const std::size_t mask_block = masks.attn_per_head ? std::size_t(Tq) * S_in : 0;
+  const bool masked = detail::any_mask(masks);
   // rows of q, k, v, y: the stride from one query (key) to the next
   const int ld_q = int(L.q_i), ld_kv = int(L.kv_j), ld_y = int(L.y_i);
 
@@ -179,7 +85,6 @@ void forward_heads(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDim
       const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * ld_kv + e]
       const T* vh = v + b * L.kv_b + h * D;
       T* yh = y + b * L.y_b + h * D;          // y_i[e] = yh[i * ld_y + e]
-      const std::size_t mask_base = std::size_t(b * H + h) * mask_block;
       detail::pack_keys_transposed(keys_t, ld_t, kh, ld_kv, S, D);
 
       for (int i0 = 0; i0 < Tq; i0 += bq) {
@@ -209,34 +114,16 @@ void forward_heads(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDim
             const int i = i0 + r;
             T* row = scores + std::size_t(r) * ld_s;
             // pass 2: masks, as the weighted path applies them (appended keys j >= S are never masked)
-            if (masked) {
-              const std::size_t mask_row = mask_base + std::size_t(i) * S_in;
-              int n_in = std::clamp(S_in - j0, 0, nk);  // input keys in this tile
-              if (masks.causal) {  // keys j > i: the end of the row's input keys, without a test per key
-                const int visible = std::clamp(i + 1 - j0, 0, n_in);
-                std::fill(row + visible, row + n_in, neg_inf);
-                n_in = visible;
-              }
-              if (masks.key_padding || masks.attn_bool || masks.attn_float)
-                for (int c = 0; c < n_in; ++c) {
-                  const int j = j0 + c;
-                  const bool blocked = (masks.key_padding && masks.key_padding[std::size_t(b) * S_in + j]) ||
-                                       (masks.attn_bool && masks.attn_bool[mask_row + j]);
-                  if (blocked)
-                    row[c] = neg_inf;
-                  else if (masks.attn_float)
-                    row[c] += masks.attn_float[mask_row + j];
-                }
-            }
+            if (masked) detail::mask_scores_row(row, i, b, h, j0, nk, masks, d);
 
             // pass 3: online softmax. m grows to m'; what was summed under m is
             // rescaled by exp(m - m') (0 while m = -inf, when nothing was visible yet)
-            const T m_new = std::max(run_max[r], row_max(row, nk));
+            const T m_new = std::max(run_max[r], detail::row_max(row, nk));
             if (m_new == neg_inf) {  // nothing visible so far: this tile adds nothing
               std::fill_n(row, nk, T(0));
               continue;
             }
-            const T sum = exp_and_sum(row, nk, m_new);
+            const T sum = detail::exp_and_sum(row, nk, m_new);
             const T rescale = std::exp(run_max[r] - m_new);
             if (rescale != T(1)) {
               T* yi = yh + std::size_t(i) * ld_y;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/attention_softmax.hpp"
+#include "nn/mha_heads.hpp"
 #include "tensor/gemm.hpp"
 
 namespace attnlab::nn {
@@ -56,7 +56,8 @@ MhaCacheLayout mha_cache_layout(const MhaDims& d, bool with_weights) {
   L.v = L.k + C;
   L.att = B * T * C + 2 * B * S * C;
   L.y = L.att + (with_weights ? B * H * T * S : 0);
-  L.total = L.y + B * T * C;
+  L.tile = L.y + B * T * C;
+  L.total = L.tile + (with_weights ? mha_forward_tile_size(d) : 0);
   // row (b, i) of a (B, T, .) tensor is b*T + i batch-first, i*B + b sequence-first
   L.q_b = (d.batch_first ? T : 1) * L.ld_q;
   L.q_i = (d.batch_first ? 1 : B) * L.ld_q;
@@ -71,7 +72,7 @@ std::size_t mha_cache_size(const MhaDims& d) { return mha_cache_layout(d).total;
 
 std::size_t mha_scratch_size(const MhaDims& d) {
   const std::size_t B = d.B, T = d.T, S = d.keys(), C = d.C;
-  return (B * T * C + 2 * B * S * C) + B * T * C + S;
+  return (B * T * C + 2 * B * S * C) + B * T * C + mha_backward_tile_size(d);
 }
 
 namespace {
@@ -123,19 +124,6 @@ void project(T* out, std::size_t ld_out, const T* in, std::size_t rows, int K, c
 }
 
 }  // namespace
-
-// Calls loop.template operator()<DC>() with DC = D for the head sizes models
-// use, so their inner loops have a constant trip count; 0 (runtime D) otherwise.
-template <class Loop>
-void dispatch_head_size(int D, Loop& loop) {
-  switch (D) {
-    case 8: loop.template operator()<8>(); break;
-    case 16: loop.template operator()<16>(); break;
-    case 32: loop.template operator()<32>(); break;
-    case 64: loop.template operator()<64>(); break;
-    default: loop.template operator()<0>(); break;
-  }
-}
 
 template <class T>
 void mha_in_projection(T* cache, const MhaCacheLayout& L, const T* query, const T* key, const T* value,
@@ -196,103 +184,18 @@ void mha_out_projection(T* out, const T* y, const MhaParams<T>& p, const MhaDims
 template <class T>
 void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query, const T* key, const T* value,
                  const MhaMasks<T>& masks, const MhaDropout<T>& dropout, const MhaParams<T>& p, const MhaDims& d) {
-  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), H = d.H, D = d.D;
+  const std::size_t BT = std::size_t(d.B) * d.T, S = d.keys();
   const MhaCacheLayout L = mha_cache_layout(d);
-  const T* q = cache + L.q;  // (B·T, C), row stride ld_q
-  const T* k = cache + L.k;  // (B·S', C), row stride ld_kv
-  const T* v = cache + L.v;  // (B·S', C), row stride ld_kv
-  T* att = cache + L.att;    // (B, H, T, S') softmax weights before dropout
-  T* y = cache + L.y;        // (B·T, C) heads concatenated
-  const std::size_t BT = std::size_t(B) * Tq;
+  const T* y = cache + L.y;  // (B·T, C) heads concatenated
   mha_in_projection(cache, L, query, key, value, p, d);
 
-  // PyTorch divides q by sqrt(D) before the product (q / math.sqrt(head_dim));
-  // we divide the dot product instead: the same value up to rounding
   if (weights == nullptr) which = MhaWeights::none;
-  const T sqrt_d = std::sqrt(T(D));
-  const T neg_inf = -std::numeric_limits<T>::infinity();
   if (which == MhaWeights::averaged)
     for (std::size_t n = 0; n < BT * S; ++n) weights[n] = T(0);
-  const std::size_t mask_block = masks.attn_per_head ? std::size_t(Tq) * S_in : 0;
-
-  // The per-head loops run over D = C / H; a compile-time D (8 in the course)
-  // lets the compiler turn each of them into one vector operation.
-  auto heads_loop = [&]<int DC>() {
-    const int D = DC > 0 ? DC : d.D;
-    for (int b = 0; b < B; ++b) {
-      for (int h = 0; h < H; ++h) {
-        const std::size_t mask_base = std::size_t(b * H + h) * mask_block;
-        const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * kv_j + e]
-        const T* vh = v + b * L.kv_b + h * D;  // v_j[e] = vh[j * kv_j + e]
-        for (int i = 0; i < Tq; ++i) {
-          const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
-          T* p = att + row_index;                          // (S')
-          const T* qi = q + b * L.q_b + i * L.q_i + h * D;  // (D)
-
-          // pass 1: scores q·k / sqrt(D) + float mask, -inf where blocked
-          const std::size_t mask_row = mask_base + std::size_t(i) * S_in;
-          for (int j = 0; j < S_in; ++j) {
-            const bool blocked = (masks.causal && j > i) ||
-                                 (masks.key_padding && masks.key_padding[std::size_t(b) * S_in + j]) ||
-                                 (masks.attn_bool && masks.attn_bool[mask_row + j]);
-            if (blocked) {
-              p[j] = neg_inf;
-              continue;
-            }
-            const T* kj = kh + j * L.kv_j;
-            T s = T(0);
-            for (int e = 0; e < D; ++e) s += qi[e] * kj[e];
-            s /= sqrt_d;  // one division per score rather than one per element of q
-            if (masks.attn_float) s += masks.attn_float[mask_row + j];
-            p[j] = s;
-          }
-          for (int j = S_in; j < S; ++j) {  // appended keys: masks padded with False / 0
-            const T* kj = kh + j * L.kv_j;
-            T s = T(0);
-            for (int e = 0; e < D; ++e) s += qi[e] * kj[e];
-            p[j] = s / sqrt_d;
-          }
-
-          // pass 2: softmax (an all-blocked row becomes zeros)
-          masked_softmax_row(p, S);
-
-          // pass 3: P' = P after dropout; the returned weights are P' (as PyTorch 1.13 returns them)
-          const std::uint8_t* keep = dropout.keep ? dropout.keep + row_index : nullptr;
-          auto p_after = [&](int j) { return keep ? (keep[j] ? p[j] * dropout.scale : T(0)) : p[j]; };
-          if (which == MhaWeights::per_head)
-            for (int j = 0; j < S; ++j) weights[row_index + j] = p_after(j);
-          else if (which == MhaWeights::averaged)
-            for (int j = 0; j < S; ++j) weights[(std::size_t(b) * Tq + i) * S + j] += p_after(j);
-
-          // pass 4: y_i = sum_j P'_ij v_j (e outer: the sum stays in a register;
-          // accumulating into y_i in memory stalled on store-to-load forwarding)
-          T* yi = y + b * L.y_b + i * L.y_i + h * D;
-          if constexpr (DC > 0) {
-            // j outer over rows of v; a constant D keeps acc in registers.
-            // Each acc[e] still sums over j in ascending order, so the result
-            // is bit for bit the runtime-D loop's.
-            T acc[DC] = {};
-            for (int j = 0; j < S; ++j) {
-              const T pj = p_after(j);
-              const T* vj = vh + j * L.kv_j;
-              for (int e = 0; e < DC; ++e) acc[e] += pj * vj[e];
-            }
-            for (int e = 0; e < DC; ++e) yi[e] = acc[e];
-          } else {
-            for (int e = 0; e < D; ++e) {
-              T acc = T(0);
-              for (int j = 0; j < S; ++j) acc += p_after(j) * vh[j * L.kv_j + e];
-              yi[e] = acc;
-            }
-          }
-        }
-      }
-    }
-  };
-  dispatch_head_size(D, heads_loop);
+  mha_heads_forward(cache, L, weights, which, masks, dropout, d);
 
   if (which == MhaWeights::averaged)  // PyTorch: weights.sum(dim=1) / num_heads
-    for (std::size_t n = 0; n < BT * S; ++n) weights[n] /= T(H);
+    for (std::size_t n = 0; n < BT * S; ++n) weights[n] /= T(d.H);
 
   // out-projection: out = y · Wo^T + bo (y rows are out rows, in either layout)
   mha_out_projection(out, y, p, d);
@@ -303,21 +206,16 @@ void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scr
                   const T* cache, const T* query, const T* key, const T* value, const MhaDropout<T>& dropout,
                   const MhaParams<T>& p, const MhaDims& d) {
   using tensor::gemm;
-  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), C = d.C, H = d.H, D = d.D;
+  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), C = d.C;
   const MhaCacheLayout L = mha_cache_layout(d);
-  const T* q = cache + L.q;
-  const T* k = cache + L.k;
-  const T* v = cache + L.v;
-  const T* att = cache + L.att;
   const T* y = cache + L.y;
   const std::size_t BT = std::size_t(B) * Tq, BS = std::size_t(B) * S;
   const std::size_t proj_size = BT * C + 2 * BS * C;
-  // scratch: d(q, k, v) in the cache's projection layout, then dy (B·T, C), then one row (S')
+  // scratch: d(q, k, v) in the cache's projection layout, then dy (B·T, C), then the heads' tile
   T* dq = scratch + L.q;
   T* dk = scratch + L.k;
   T* dv = scratch + L.v;
   T* dy = scratch + proj_size;
-  T* dp = dy + BT * C;
   for (std::size_t n = 0; n < proj_size + BT * C; ++n) scratch[n] = T(0);
 
   // out-projection: d(bo) += sum over rows of d_out; d(Wo) (C, C) += d_out^T · y; dy = d_out · Wo
@@ -325,66 +223,7 @@ void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scr
   if (g.out_proj_weight) gemm<T>(true, false, C, C, int(BT), T(1), d_out, C, y, C, T(1), g.out_proj_weight, C);
   gemm<T>(false, false, int(BT), C, C, T(1), d_out, C, p.out_proj_weight, C, T(1), dy, C);
 
-  const T sqrt_d = std::sqrt(T(D));
-  auto heads_loop = [&]<int DC>() {
-    const int D = DC > 0 ? DC : d.D;
-    for (int b = 0; b < B; ++b) {
-      for (int h = 0; h < H; ++h) {
-        const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * kv_j + e]
-        const T* vh = v + b * L.kv_b + h * D;
-        T* dkh = dk + b * L.kv_b + h * D;
-        T* dvh = dv + b * L.kv_b + h * D;
-        for (int i = 0; i < Tq; ++i) {
-          const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
-          const T* p = att + row_index;
-          const std::uint8_t* keep = dropout.keep ? dropout.keep + row_index : nullptr;
-          const T* dyi = dy + b * L.y_b + i * L.y_i + h * D;
-          const T* qi = q + b * L.q_b + i * L.q_i + h * D;
-          T* dqi = dq + b * L.q_b + i * L.q_i + h * D;
-
-          // pass 1: dv_j += P'_ij dy_i;  dP'_ij = dy_i · v_j;  dP = dP' * keep * scale
-          for (int j = 0; j < S; ++j) {
-            const T* vj = vh + j * L.kv_j;
-            T* dvj = dvh + j * L.kv_j;
-            const T factor = keep ? (keep[j] ? dropout.scale : T(0)) : T(1);
-            const T pj = p[j] * factor;
-            T gs = T(0);
-            for (int e = 0; e < D; ++e) gs += dyi[e] * vj[e];
-            dp[j] = gs * factor;
-            if (pj != T(0))
-              for (int e = 0; e < D; ++e) dvj[e] += pj * dyi[e];
-          }
-
-          // pass 2: through the softmax: dscore_ij = P_ij (dP_ij - sum_k P_ik dP_ik)
-          softmax_row_backward(dp, p, S);
-
-          // pass 3: score = q_i · k_j / sqrt(D), so dq_i += sum_j dscore_ij k_j / sqrt(D)
-          // (e outer: the sum stays in a register) and dk_j += dscore_ij q_i / sqrt(D)
-          for (int j = 0; j < S; ++j) dp[j] /= sqrt_d;
-          if constexpr (DC > 0) {  // as in the forward's pass 4: same sums, contiguous reads
-            T acc[DC] = {};
-            for (int j = 0; j < S; ++j) {
-              const T* kj = kh + j * L.kv_j;
-              for (int e = 0; e < DC; ++e) acc[e] += dp[j] * kj[e];
-            }
-            for (int e = 0; e < DC; ++e) dqi[e] += acc[e];
-          } else {
-            for (int e = 0; e < D; ++e) {
-              T acc = T(0);
-              for (int j = 0; j < S; ++j) acc += dp[j] * kh[j * L.kv_j + e];
-              dqi[e] += acc;
-            }
-          }
-          for (int j = 0; j < S; ++j) {
-            if (dp[j] == T(0)) continue;  // blocked (P = 0): nothing flows
-            T* dkj = dkh + j * L.kv_j;
-            for (int e = 0; e < D; ++e) dkj[e] += dp[j] * qi[e];
-          }
-        }
-      }
-    }
-  };
-  dispatch_head_size(D, heads_loop);
+  mha_heads_backward(scratch, dy, dy + BT * C, cache, L, dropout, d);
 
   // appended keys: bias_k / bias_v collect their rows' gradients over the
   // batch; the zero key is a constant and its gradient is dropped

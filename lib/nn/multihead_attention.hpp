@@ -105,14 +105,16 @@ std::size_t mha_parameter_count(int C, int kdim, int vdim, bool bias, bool add_b
 /// i·B + b otherwise (the strides q_b, q_i below, in elements); key (b, j) is
 /// row b·S' + j or j·B + b (kv_b, kv_j), so an appended key sits at j >= S;
 /// y and out rows are query rows with stride C (y_b, y_i).
-/// Total: mha_cache_size(d) = B·T·C + 2·B·S'·C + B·H·T·S' + B·T·C.
-/// with_weights = false leaves att out (it has size 0 and y follows the
-/// projections): the layout of the flash forward's workspace
+///   tile: the per-head forward's working space (nn/mha_heads.hpp,
+///         mha_forward_tile_size), not read by the backward pass
+/// Total: mha_cache_size(d) = B·T·C + 2·B·S'·C + B·H·T·S' + B·T·C + tile.
+/// with_weights = false leaves att and the tile out (both have size 0 and y
+/// follows the projections): the layout of the flash forward's workspace
 /// (nn/flash_attention.hpp), which never holds a (T, S') block.
 struct MhaCacheLayout {
   std::size_t q, k, v;   // offsets of element (0, 0) of each projection
   std::size_t ld_q, ld_kv;
-  std::size_t att, y;
+  std::size_t att, y, tile;
   std::size_t total;
   std::size_t q_b, q_i, kv_b, kv_j, y_b, y_i;  // element strides of row (b, i) / (b, j)
 };
@@ -120,7 +122,8 @@ MhaCacheLayout mha_cache_layout(const MhaDims& d, bool with_weights = true);
 std::size_t mha_cache_size(const MhaDims& d);
 
 /// Scratch of the backward pass: the gradients of q, k, v in the cache's
-/// projection layout (B·T·C + 2·B·S'·C), then d(y) (B·T·C), then one row (S').
+/// projection layout (B·T·C + 2·B·S'·C), then d(y) (B·T·C), then the per-head
+/// backward's tile (nn/mha_heads.hpp, mha_backward_tile_size).
 std::size_t mha_scratch_size(const MhaDims& d);
 
 /// Optional masks, PyTorch's conventions; nullptr = absent. Any combination is

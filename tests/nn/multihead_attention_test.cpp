@@ -43,9 +43,11 @@ TEST(MultiheadAttentionDims, RejectsDModelNotDivisibleByHeads) {
 TEST(MultiheadAttentionDims, SizesAndParameterCount) {
   EXPECT_EQ(mha_parameter_count(32), 4224u);  // the course's 06_mha_shapes prints 4224
   const MhaDims self = mha_dims(2, 6, 6, 32, 4);
-  // q,k,v 2·6·96 + att 2·4·6·6 + y 2·6·32
-  EXPECT_EQ(mha_cache_size(self), 1152u + 288u + 384u);
-  EXPECT_EQ(mha_scratch_size(self), 1152u + 384u + 6u);
+  // q,k,v 2·6·96 + att 2·4·6·6 + y 2·6·32 + the heads' tile: keys transposed
+  // (D = 8, S = 6 padded to 8) and a block of scores (6 rows of 8)
+  EXPECT_EQ(mha_cache_size(self), 1152u + 288u + 384u + (8u * 8 + 6u * 8));
+  // dq,dk,dv + dy + values transposed, a block of dP, P'^T and dS^T (8 rows of 6 each)
+  EXPECT_EQ(mha_scratch_size(self), 1152u + 384u + (8u * 8 + 6u * 8 + 2u * 8 * 6));
   const MhaCacheLayout ls = mha_cache_layout(self);
   EXPECT_EQ(ls.q, 0u);
   EXPECT_EQ(ls.k, 32u);
@@ -55,7 +57,9 @@ TEST(MultiheadAttentionDims, SizesAndParameterCount) {
   const MhaCacheLayout lc = mha_cache_layout(cross);
   EXPECT_EQ(lc.k, 2u * 6 * 32);
   EXPECT_EQ(lc.ld_kv, 64u);
-  EXPECT_EQ(lc.total, 2u * 6 * 32 + 2u * 2 * 5 * 32 + 2u * 4 * 6 * 5 + 2u * 6 * 32);
+  EXPECT_EQ(lc.total, 2u * 6 * 32 + 2u * 2 * 5 * 32 + 2u * 4 * 6 * 5 + 2u * 6 * 32 + (8u * 8 + 6u * 8));
+  // the flash forward's workspace holds neither the weights nor the tile
+  EXPECT_EQ(mha_cache_layout(cross, false).total, 2u * 6 * 32 + 2u * 2 * 5 * 32 + 2u * 6 * 32);
 }
 
 // ---------------------------------------------------------------------------

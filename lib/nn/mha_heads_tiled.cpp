@@ -1,0 +1,182 @@
+// The per-head loops of multi-head attention in tiles: a block of up to 64
+// query rows of one head against all of its keys (nn/mha_heads.hpp says why,
+// and what they are held equal to).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "nn/flash_kernels.hpp"
+#include "nn/mha_heads.hpp"
+#include "nn/softmax_kernels.hpp"
+
+namespace attnlab::nn {
+
+namespace {
+
+// Query rows per block: the block of scores (64 × S' padded) stays in L2 up
+// to S' of a few thousand; the course's T = 8 is one block.
+constexpr int kQueryBlock = 64;
+
+struct HeadTiles {
+  int bq;    // query rows per block
+  int ld_t;  // S' padded to whole registers: the row stride of scores and of kT / vT
+};
+
+HeadTiles head_tiles(const MhaDims& d) { return {std::min(d.T, kQueryBlock), detail::flash_padded(d.keys())}; }
+
+}  // namespace
+
+std::size_t mha_forward_tile_size(const MhaDims& d) {
+  const HeadTiles G = head_tiles(d);
+  return std::size_t(d.D) * G.ld_t + std::size_t(G.bq) * G.ld_t;  // kT, scores
+}
+
+std::size_t mha_backward_tile_size(const MhaDims& d) {
+  const HeadTiles G = head_tiles(d);
+  return std::size_t(d.D) * G.ld_t + std::size_t(G.bq) * G.ld_t + 2 * std::size_t(G.ld_t) * G.bq;  // vT, dP, P'^T, dS^T
+}
+
+template <class T>
+void mha_heads_forward(T* cache, const MhaCacheLayout& L, T* weights, MhaWeights which, const MhaMasks<T>& masks,
+                       const MhaDropout<T>& dropout, const MhaDims& d) {
+  const int B = d.B, Tq = d.T, S = d.keys(), H = d.H, D = d.D;
+  const HeadTiles G = head_tiles(d);
+  const int ld_t = G.ld_t;
+  const T* q = cache + L.q;  // (B·T, C), row stride ld_q
+  const T* k = cache + L.k;  // (B·S', C), row stride ld_kv
+  const T* v = cache + L.v;  // (B·S', C), row stride ld_kv
+  T* att = cache + L.att;    // (B, H, T, S') softmax weights before dropout
+  T* y = cache + L.y;        // (B·T, C) heads concatenated
+  T* keys_t = cache + L.tile;                    // (D, ld_t): this head's keys, transposed
+  T* scores = keys_t + std::size_t(D) * ld_t;   // (bq, ld_t): a block's scores, then P'
+  if (weights == nullptr) which = MhaWeights::none;
+  // PyTorch divides q by sqrt(D) before the product; a factor on the scores
+  // differs from that by rounding only (as the flash forward does)
+  const T inv_sqrt_d = T(1) / std::sqrt(T(D));
+  const bool masked = detail::any_mask(masks);
+  const int ld_q = int(L.q_i), ld_kv = int(L.kv_j), ld_y = int(L.y_i);
+
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const T* qh = q + b * L.q_b + h * D;   // q_i[e] = qh[i * ld_q + e]
+      const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * ld_kv + e]
+      const T* vh = v + b * L.kv_b + h * D;
+      T* yh = y + b * L.y_b + h * D;         // y_i[e] = yh[i * ld_y + e]
+      detail::pack_keys_transposed(keys_t, ld_t, kh, ld_kv, S, D);
+
+      for (int i0 = 0; i0 < Tq; i0 += G.bq) {
+        const int nq = std::min(G.bq, Tq - i0);
+        // pass 1: scores (nq, S') = q_block · k^T / sqrt(D), whole registers of keys
+        detail::tile_scores(scores, ld_t, qh + std::size_t(i0) * ld_q, ld_q, keys_t, ld_t, nq, ld_t, D, inv_sqrt_d);
+
+        for (int r = 0; r < nq; ++r) {
+          const int i = i0 + r;
+          T* row = scores + std::size_t(r) * ld_t;
+          const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
+          // pass 2: masks, then the softmax (a row with every key blocked becomes zeros)
+          if (masked) detail::mask_scores_row(row, i, b, h, 0, S, masks, d);
+          const T m = detail::row_max(row, S);
+          if (m == -std::numeric_limits<T>::infinity()) {
+            std::fill_n(row, S, T(0));
+          } else {
+            const T sum = detail::exp_and_sum(row, S, m);
+            detail::scale_row(row, S, T(1) / sum);
+          }
+          std::copy_n(row, S, att + row_index);  // P, before dropout: what the backward pass reads
+
+          // pass 3: P' = P after dropout, in place; the returned weights are P' (as PyTorch 1.13 returns them)
+          if (dropout.keep) {
+            const std::uint8_t* keep = dropout.keep + row_index;
+            for (int j = 0; j < S; ++j) row[j] = keep[j] ? row[j] * dropout.scale : T(0);
+          }
+          if (which == MhaWeights::per_head)
+            std::copy_n(row, S, weights + row_index);
+          else if (which == MhaWeights::averaged)
+            for (int j = 0; j < S; ++j) weights[(std::size_t(b) * Tq + i) * S + j] += row[j];
+        }
+
+        // pass 4: y_block (nq, D) = P' (nq, S') · v (S', D)
+        for (int r = 0; r < nq; ++r) std::fill_n(yh + std::size_t(i0 + r) * ld_y, D, T(0));
+        detail::tile_mix(yh + std::size_t(i0) * ld_y, ld_y, scores, ld_t, vh, ld_kv, nq, S, D);
+      }
+    }
+}
+
+template <class T>
+void mha_heads_backward(T* grads, const T* dy, T* tile, const T* cache, const MhaCacheLayout& L,
+                        const MhaDropout<T>& dropout, const MhaDims& d) {
+  const int B = d.B, Tq = d.T, S = d.keys(), H = d.H, D = d.D;
+  const HeadTiles G = head_tiles(d);
+  const int ld_t = G.ld_t, bq = G.bq;
+  const T* q = cache + L.q;
+  const T* k = cache + L.k;
+  const T* v = cache + L.v;
+  const T* att = cache + L.att;
+  T* dq = grads + L.q;
+  T* dk = grads + L.k;
+  T* dv = grads + L.v;
+  T* values_t = tile;                                // (D, ld_t): this head's values, transposed
+  T* dp = values_t + std::size_t(D) * ld_t;          // (bq, ld_t): dP' of a block, then dS
+  T* p_t = dp + std::size_t(bq) * ld_t;              // (S', bq): P'^T of the block
+  T* ds_t = p_t + std::size_t(ld_t) * bq;            // (S', bq): dS^T of the block
+  const T inv_sqrt_d = T(1) / std::sqrt(T(D));
+  const int ld_q = int(L.q_i), ld_kv = int(L.kv_j), ld_y = int(L.y_i);
+
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const T* qh = q + b * L.q_b + h * D;
+      const T* kh = k + b * L.kv_b + h * D;
+      const T* vh = v + b * L.kv_b + h * D;
+      const T* dyh = dy + b * L.y_b + h * D;
+      T* dqh = dq + b * L.q_b + h * D;
+      T* dkh = dk + b * L.kv_b + h * D;
+      T* dvh = dv + b * L.kv_b + h * D;
+      detail::pack_keys_transposed(values_t, ld_t, vh, ld_kv, S, D);
+
+      for (int i0 = 0; i0 < Tq; i0 += bq) {
+        const int nq = std::min(bq, Tq - i0);
+        const T* dy_block = dyh + std::size_t(i0) * ld_y;
+        const T* q_block = qh + std::size_t(i0) * ld_q;
+        // pass 1: dP' (nq, S') = dy_block · v^T
+        detail::tile_scores(dp, ld_t, dy_block, ld_y, values_t, ld_t, nq, ld_t, D, T(1));
+
+        for (int r = 0; r < nq; ++r) {
+          const std::size_t row_index = (std::size_t(b * H + h) * Tq + i0 + r) * S;
+          const T* p = att + row_index;
+          T* g = dp + std::size_t(r) * ld_t;
+          // pass 2: through dropout, dP = dP' · keep · scale, and P' = P · keep · scale (as P'^T)
+          if (dropout.keep) {
+            const std::uint8_t* keep = dropout.keep + row_index;
+            for (int j = 0; j < S; ++j) {
+              const T factor = keep[j] ? dropout.scale : T(0);
+              p_t[std::size_t(j) * bq + r] = p[j] * factor;
+              g[j] *= factor;
+            }
+          } else {
+            for (int j = 0; j < S; ++j) p_t[std::size_t(j) * bq + r] = p[j];
+          }
+          // pass 3: through the softmax and the 1/sqrt(D): dS = P (dP - sum_k P_k dP_k) / sqrt(D)
+          detail::softmax_backward_row(g, p, S, inv_sqrt_d);
+          for (int j = 0; j < S; ++j) ds_t[std::size_t(j) * bq + r] = g[j];
+        }
+
+        // pass 4: dv (S', D) += P'^T · dy_block;  dq_block += dS · k;  dk (S', D) += dS^T · q_block
+        detail::tile_mix(dvh, ld_kv, p_t, bq, dy_block, ld_y, S, nq, D);
+        detail::tile_mix(dqh + std::size_t(i0) * ld_q, ld_q, dp, ld_t, kh, ld_kv, nq, S, D);
+        detail::tile_mix(dkh, ld_kv, ds_t, bq, q_block, ld_q, S, nq, D);
+      }
+    }
+}
+
+#define ATTNLAB_MHA_HEADS_TILED(T)                                                                              \
+  template void mha_heads_forward<T>(T*, const MhaCacheLayout&, T*, MhaWeights, const MhaMasks<T>&,              \
+                                     const MhaDropout<T>&, const MhaDims&);                                     \
+  template void mha_heads_backward<T>(T*, const T*, T*, const T*, const MhaCacheLayout&, const MhaDropout<T>&,   \
+                                      const MhaDims&);
+ATTNLAB_MHA_HEADS_TILED(float)
+ATTNLAB_MHA_HEADS_TILED(double)
+#undef ATTNLAB_MHA_HEADS_TILED
+
+}  // namespace attnlab::nn
