@@ -99,9 +99,8 @@ void tile_scores(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, in
   }
 }
 
-template <class T, int R, int NV>
+template <class T, int R, int NV, class batch = xsimd::batch<T>>
 inline void mix_block(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk) {
-  using batch = xsimd::batch<T>;
   constexpr int W = int(batch::size);
   batch acc[R][NV];
   #pragma GCC unroll 8
@@ -131,6 +130,14 @@ inline void mix_rows(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v,
   int d = 0;
   for (; d + 2 * W <= D; d += 2 * W) mix_block<T, R, 2>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
   for (; d + W <= D; d += W) mix_block<T, R, 1>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+  // Then half a register (SSE: 4 floats), which a head size of 4 is whole
+  // (heads' 8 heads of d_model 32): one lane at a time, those columns were a
+  // third of a training step. Each lane is the same chain of fused
+  // multiply-adds as the scalar loop below, so the bytes are the same.
+  using half = xsimd::batch<T, xsimd::sse4_2>;
+  constexpr int HW = int(half::size);
+  if constexpr (HW < W)
+    for (; d + HW <= D; d += HW) mix_block<T, R, 1, half>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
   for (; d < D; ++d)  // the columns past the last whole register, the same chain one lane at a time
     #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {

@@ -1,7 +1,8 @@
 // The tiled per-head loops of multi-head attention (what mha_forward and
 // mha_backward run) against the reference loops beside them
 // (nn/mha_heads.hpp): P, y, the returned weights and dq, dk, dv, for every
-// mask, dropout, appended key, layout and head size, in float and double.
+// mask, dropout, appended key, layout and head size (D = 3 to 32, so whole
+// registers, half registers and single lanes of y), in float and double.
 //
 // Table-driven: q, k, v are drawn straight into the cache, so the cases test
 // the heads alone (the projections are tested with PyTorch's goldens in
@@ -154,6 +155,8 @@ std::vector<HeadsCase> cases() {
   v.push_back(make("head_size_3", 2, 5, 5, 6, 2));        // D and S below a register
   v.push_back(make("head_size_16_ragged", 2, 13, 19, 32, 2));
   v.push_back(make("head_size_24", 2, 9, 9, 48, 2));       // D past its last whole register
+  v.push_back(make("head_size_4", 4, 8, 8, 32, 8));        // half a register (heads' 8 heads)
+  v.push_back(make("head_size_14", 2, 9, 11, 28, 2));      // a register, half of one, then two lanes
   v.push_back(make("two_query_blocks", 1, 100, 37, 64, 2));  // T > 64: a second, short block of queries
   v.push_back(make("one_step", 3, 1, 1, 16, 2));
   {
