@@ -26,4 +26,19 @@ void gelu_forward(T* out, const T* inp, std::size_t n);
 template <class T>
 void gelu_backward(T* dinp, const T* dout, const T* inp, std::size_t n);
 
+/// gelu_forward that also keeps s = 1 + erf(x / sqrt(2)) (n values) for
+/// gelu_backward_kept, whose backward pass then evaluates no erf (xsimd's erf
+/// and GELU's two passes were 18 % of a transformer row's training step). out
+/// and s are the same bytes as gelu_forward's out and the erf term
+/// gelu_backward computes: the same expression, its middle kept in memory.
+/// out and s must not overlap each other or inp.
+template <class T>
+void gelu_forward_keep(T* out, T* one_plus_erf, const T* inp, std::size_t n);
+
+/// gelu_backward, given the s = 1 + erf(x / sqrt(2)) that gelu_forward_keep
+/// kept for these inputs: ADDS dout * (0.5 * s + x * exp(-x^2 / 2) / sqrt(2 pi))
+/// into dinp, the same bytes as gelu_backward.
+template <class T>
+void gelu_backward_kept(T* dinp, const T* dout, const T* inp, const T* one_plus_erf, std::size_t n);
+
 }  // namespace attnlab::nn

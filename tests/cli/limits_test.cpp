@@ -43,7 +43,7 @@ TEST(Limits, OversizedRunsAreRefusedWithTheirEstimateBeforeAnyWork) {
            {"sqrt_d.json --set 'widths=[65536]' --set n_keys=100000", "at /widths/0", "24.5 GiB"},
            {"mha_shapes.json --set width=1024 --set heads=64 --set batch=64 --set length=512", "at /length",
             "8.83 GiB"},
-           {"block.json --set batch=4096 --set length=4096", "at /length", "1.32 TiB"}}) {
+           {"block.json --set batch=4096 --set length=4096", "at /length", "1.33 TiB"}}) {
     SCOPED_TRACE(c.args);
     const Timed t = timed("run --max-memory 8G " + kSpecs + "/" + c.args, dir);
     EXPECT_EQ(t.o.exit_code, 2) << t.o.err;

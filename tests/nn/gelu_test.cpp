@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "support/golden.hpp"
@@ -53,6 +54,25 @@ TEST(Gelu, MatchesScalarLoopOnLargeBuffer) {
     ASSERT_NEAR(out[i], want_out, 1e-13 * std::max(1.0, std::abs(want_out))) << i;
     ASSERT_NEAR(dx[i], want_dx, 1e-13 * std::max(1.0, std::abs(want_dx))) << i;
   }
+}
+
+TEST(Gelu, KeepingTheErfTermGivesTheSameBytes) {
+  // The transformer block's pair (forward keeps 1 + erf, backward reads it)
+  // against the pair that recomputes it, in float as the models train, over
+  // many registers and a ragged tail: memcmp-equal, not merely close.
+  const std::size_t n = 1003;
+  std::vector<double> xd(n), dyd(n);
+  fill_pseudo_random(xd.data(), n, 27, 6.0);
+  fill_pseudo_random(dyd.data(), n, 28);
+  std::vector<float> x(xd.begin(), xd.end()), dy(dyd.begin(), dyd.end());
+  std::vector<float> out(n), out_kept(n), s(n), dx(n, 0.25f), dx_kept(n, 0.25f);
+  attnlab::nn::gelu_forward(out.data(), x.data(), n);
+  attnlab::nn::gelu_forward_keep(out_kept.data(), s.data(), x.data(), n);
+  attnlab::nn::gelu_backward(dx.data(), dy.data(), x.data(), n);
+  attnlab::nn::gelu_backward_kept(dx_kept.data(), dy.data(), x.data(), s.data(), n);
+  EXPECT_EQ(0, std::memcmp(out.data(), out_kept.data(), n * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(dx.data(), dx_kept.data(), n * sizeof(float)));
+  EXPECT_FLOAT_EQ(s[0], 1 + std::erf(x[0] / std::sqrt(2.0f)));
 }
 
 TEST(Gelu, GradientCheck) {
