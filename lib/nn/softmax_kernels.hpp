@@ -50,12 +50,15 @@ inline T row_max(const T* row, int n) {
 // (no overflow branch, as x <= 0, and 2^n needs no ldexp since n >= -126
 // once x is clamped). Below -87.34 (e^x < 2^-126) it gives 0, where the true
 // value is subnormal: a weight that small is 0 next to the row's largest, 1.
-// Doubles take xsimd::exp.
+// Doubles take xsimd::exp, on x clamped to its minlog: xsimd converts
+// x / ln 2 to an integer before it selects 0 for x <= minlog, and that
+// conversion of -inf (a blocked score) is undefined behaviour (UBSan stops
+// on it). Clamped, the result is the same bytes: 0 at and below minlog.
 template <class T>
 [[gnu::always_inline]] inline xsimd::batch<T> exp_nonpositive(xsimd::batch<T> x) {
   using batch = xsimd::batch<T>;
   if constexpr (!std::is_same_v<T, float>) {
-    return xsimd::exp(x);
+    return xsimd::exp(xsimd::max(x, xsimd::constants::minlog<batch>()));
   } else {
     const batch lowest(-87.33654f);  // ln 2^-126
     const batch xc = xsimd::max(x, lowest);
