@@ -66,8 +66,10 @@ const std::vector<Case> kCases = {
     {"timing", {{"lengths", {64, 1024}}, {"batch", 4}, {"width", 64}, {"heads", 4}, {"repeats", 1}}},
     {"block", {{"batch", 8}, {"length", 256}, {"d_model", 64}, {"n_heads", 4}}},
     {"rnn_vs_attention", {{"recurrent", {"gru"}}, {"blocks", {2}}, {"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}},
-    // measured 1.10-1.23 from run to run: whether the 2-block row is done before the 3-block row's copy is made
-    {"rnn_vs_attention", {{"recurrent", json::array()}, {"blocks", {2, 3}}, {"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}, 2, 1.3},
+    // measured 1.10-1.35 from run to run: whether the 2-block row is done before the 3-block row's
+    // copy is made (1.35 once the faster GELU let the 2-block row finish first); the estimate holds
+    // both rows and the copy at once, as a loaded machine can
+    {"rnn_vs_attention", {{"recurrent", json::array()}, {"blocks", {2, 3}}, {"n_train", 3000}, {"n_val", 1024}, {"epochs", 1}, {"batch_size", 1024}}, 2, 1.45},
     {"torch_mha", json::object()},
     // the nested JSON lists dominate (about 180 bytes a number, held and printed)
     {"torch_mha", {{"embed_dim", 256}, {"num_heads", 8}, {"n_queries", 64}, {"n_keys", 32}, {"batch", 8}, {"kdim", 128},
