@@ -140,9 +140,10 @@ TEST_P(MhaOptionsParity, ForwardAndBackwardMatchPyTorch) {
   if (dropout) gen.manual_seed(f["dropout_seed"].get<std::uint64_t>());
 
   auto [out, w] = m.forward(query, key, value, fo);
-  if (dropout)
+  if (dropout) {  // braced: EXPECT_EQ is an if/else of its own (-Wdangling-else)
     EXPECT_EQ(gen.random() % (1u << 31), f["next_word_mod_2_31"].get<std::uint32_t>())
         << "one w64() per attention weight, appended keys included";
+  }
   EXPECT_EQ(shape_of(out), f["out_shape"].get<std::vector<std::size_t>>());
   ASSERT_TRUE(w.has_value());
   EXPECT_EQ(shape_of(*w), f["weights_avg_shape"].get<std::vector<std::size_t>>());
