@@ -34,6 +34,13 @@ std::string what(const Plan& plan, const PlannedRun& run) {
   return params.empty() ? fmt::format("run {}", run.index) : fmt::format("run {} ({})", run.index, params);
 }
 
+// A run's error under its status, without the status said twice: a diverged
+// run's error already begins "diverged: row ...".
+std::string reason(Status status, const std::string& error) {
+  const std::string said = std::string(status_name(status)) + ": ";
+  return error.rfind(said, 0) == 0 ? error.substr(said.size()) : error;
+}
+
 Counts count(const std::vector<RunState>& states) {
   Counts c;
   for (const auto& s : states) {
@@ -77,7 +84,7 @@ int report_outcome(const Plan& plan, const std::vector<RunState>& states, const 
     if (is_failure(states[i].status)) {
       ++n_failed;
       failed += fmt::format("\n  {} {}: {} ({})", what(plan, plan.runs[i]), status_name(states[i].status),
-                            states[i].result.value("error", ""),
+                            reason(states[i].status, states[i].result.value("error", "")),
                             (run_path(dir, plan.runs[i].hash) / kStderrFile).string());
     } else if (states[i].status != Status::done) {
       ++n_missing;

@@ -156,6 +156,20 @@ TEST(Sweep, ABadCombinationIsRefusedBeforeAnyRun) {
   EXPECT_FALSE(fs::exists(dir.path / "runs"));
 }
 
+TEST(Sweep, ADivergedRunIsNamedWithItsRowEpochAndStepOnce) {
+  ScratchDir dir("sweep_diverged");
+  // lr = 1000 takes positions' loss to NaN within its first epoch (README, "Watched while it runs").
+  const Outcome o = run_attnlab("sweep " + kSpecs +
+                                    "/positions.json seed=0 lr=1000 'variants=[\"none\"]' n_train=2048 n_val=64 "
+                                    "epochs=1 --dir runs -j 1",
+                                dir, dir.path.string());
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_NE(o.err.find("1 of 1 runs failed (run the sweep again to retry them):\n  run 0 diverged: row no positions, epoch 1, step 12, loss nan ("),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("diverged: diverged"), std::string::npos) << o.err;
+}
+
 TEST(Sweep, AFailureIsReportedAtOnceTheOthersGoOnAndARerunRetriesIt) {
   ScratchDir dir("sweep_failure");
   const std::string cmd = "sweep " + kSpecs + "/bottleneck.json seed=0,1,2 " + kSmall + " --dir runs";
