@@ -1,15 +1,54 @@
 #include "nn/gelu.hpp"
 
+#include <array>
 #include <cmath>
+#include <type_traits>
 
 #include "nn/lanewise.hpp"
+#include "nn/softmax_kernels.hpp"
 
 namespace attnlab::nn {
+
+namespace {
+
+// erf(z) as PyTorch's vectorised kernels take it. Floats: Abramowitz &
+// Stegun 7.1.26, erf(|z|) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^(-z^2)
+// with t = 1 / (1 + p |z|), |error| <= 1.5e-7 (Handbook of Mathematical
+// Functions, p. 299), which is what ATen's AVX2 Vectorized<float>::erf
+// evaluates for nn.GELU on this machine; one division and one exp instead
+// of xsimd's two polynomials on both sides of |z| = 2/3 (xsimd::erf was 9 %
+// of a two-block transformer row). e^(-z^2) <= 1 takes exp_nonpositive.
+// Doubles: xsimd's accurate erf, as ATen's double kernel takes Sleef's.
+template <class T>
+[[gnu::always_inline]] inline xsimd::batch<T> erf_as_torch(xsimd::batch<T> z) {
+  using batch = xsimd::batch<T>;
+  if constexpr (!std::is_same_v<T, float>) {
+    return xsimd::erf(z);
+  } else {
+    const batch a = xsimd::abs(z);
+    const batch t = batch(1.0f) / xsimd::fma(batch(0.3275911f), a, batch(1.0f));
+    batch r = xsimd::fma(batch(1.061405429f), t, batch(-1.453152027f));
+    r = xsimd::fma(r, t, batch(1.421413741f));
+    r = xsimd::fma(r, t, batch(-0.284496736f));
+    r = xsimd::fma(r, t, batch(0.254829592f));
+    const batch e = detail::exp_nonpositive<float>(-(z * z));
+    return xsimd::copysign(xsimd::fnma(e * t, r, batch(1.0f)), z);
+  }
+}
+
+// phi(x) sqrt(2 pi) = e^(-x^2 / 2) <= 1
+template <class T>
+[[gnu::always_inline]] inline xsimd::batch<T> gauss(xsimd::batch<T> x) {
+  if constexpr (std::is_same_v<T, float>) return detail::exp_nonpositive<float>(T(-0.5) * x * x);
+  else return xsimd::exp(T(-0.5) * x * x);
+}
+
+}  // namespace
 
 template <class T>
 void gelu_forward(T* out, const T* inp, std::size_t n) {
   const T k_alpha = static_cast<T>(M_SQRT1_2);  // 1/sqrt(2)
-  detail::map_lanes(out, n, [=](auto x) { return T(0.5) * x * (T(1) + xsimd::erf(x * k_alpha)); }, inp);
+  detail::map_lanes(out, n, [=](auto x) { return T(0.5) * x * (T(1) + erf_as_torch<T>(x * k_alpha)); }, inp);
 }
 
 template <class T>
@@ -19,16 +58,32 @@ void gelu_backward(T* dinp, const T* dout, const T* inp, std::size_t n) {
   detail::map_lanes(
       dinp, n,
       [=](auto dx, auto dy, auto x) {
-        return dx + dy * (T(0.5) * (T(1) + xsimd::erf(x * k_alpha)) + x * (k_beta * xsimd::exp(T(-0.5) * x * x)));
+        return dx + dy * (T(0.5) * (T(1) + erf_as_torch<T>(x * k_alpha)) + x * (k_beta * gauss<T>(x)));
       },
       static_cast<const T*>(dinp), dout, inp);
 }
 
 template <class T>
 void gelu_forward_keep(T* out, T* one_plus_erf, const T* inp, std::size_t n) {
+  using batch = xsimd::batch<T>;
+  constexpr std::size_t W = batch::size;
   const T k_alpha = static_cast<T>(M_SQRT1_2);
-  detail::map_lanes(one_plus_erf, n, [=](auto x) { return T(1) + xsimd::erf(x * k_alpha); }, inp);
-  detail::map_lanes(out, n, [](auto x, auto s) { return T(0.5) * x * s; }, inp, static_cast<const T*>(one_plus_erf));
+  // One pass writes both: s = 1 + erf(x / sqrt 2), out = 0.5 x s, each lane
+  // as gelu_forward computes it (the tail in one zero-padded register).
+  auto both = [&](const T* x_at, T* s_at, T* out_at) {
+    const batch x = batch::load_unaligned(x_at);
+    const batch s = T(1) + erf_as_torch<T>(x * k_alpha);
+    s.store_unaligned(s_at);
+    (T(0.5) * x * s).store_unaligned(out_at);
+  };
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) both(inp + i, one_plus_erf + i, out + i);
+  if (i == n) return;
+  std::array<T, W> x{}, s, o;
+  std::copy(inp + i, inp + n, x.begin());
+  both(x.data(), s.data(), o.data());
+  std::copy_n(s.begin(), n - i, one_plus_erf + i);
+  std::copy_n(o.begin(), n - i, out + i);
 }
 
 template <class T>
@@ -36,9 +91,7 @@ void gelu_backward_kept(T* dinp, const T* dout, const T* inp, const T* one_plus_
   const T k_beta = static_cast<T>(M_2_SQRTPI * M_SQRT1_2 * 0.5);  // 1/sqrt(2 pi)
   detail::map_lanes(
       dinp, n,
-      [=](auto dx, auto dy, auto x, auto s) {
-        return dx + dy * (T(0.5) * s + x * (k_beta * xsimd::exp(T(-0.5) * x * x)));
-      },
+      [=](auto dx, auto dy, auto x, auto s) { return dx + dy * (T(0.5) * s + x * (k_beta * gauss<T>(x))); },
       static_cast<const T*>(dinp), dout, inp, one_plus_erf);
 }
 

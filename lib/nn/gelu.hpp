@@ -11,10 +11,11 @@ namespace attnlab::nn {
 /// every element goes through the same xsimd code (nn/lanewise.hpp), so a
 /// value's result does not depend on where its buffer lies.
 /// n = 0 does nothing; nothing is thrown.
-/// Against PyTorch: its vectorised float kernel evaluates erf with the
-/// Abramowitz-Stegun 7.1.26 polynomial (|error| <= 1.5e-7), we use XSIMD's
-/// accurate erf, so float results can differ by about 2e-7 absolute, which is
-/// large relative to GELU's tiny values for x < -3 (tests/nn/gelu_test.cpp).
+/// erf as PyTorch's vectorised CPU kernels evaluate it: floats by the
+/// Abramowitz-Stegun 7.1.26 polynomial (|error| <= 1.5e-7, ATen's AVX2
+/// Vectorized<float>::erf), doubles by XSIMD's accurate erf (ATen: Sleef).
+/// PyTorch's float exp inside it is Sleef's and ours Cephes', so float
+/// results agree with PyTorch's to about 1e-7 absolute (tests/nn/gelu_test.cpp).
 /// Source: torch.nn.GELU documentation; Hendrycks & Gimpel 2016, eq. (1).
 template <class T>
 void gelu_forward(T* out, const T* inp, std::size_t n);
