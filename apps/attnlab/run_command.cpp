@@ -144,7 +144,11 @@ int run_command(const RunOptions& o) {
   const bool several = specs.size() > 1;
   std::vector<experiments::Result> results;
   try {
-    results = experiments::run_all(std::move(specs), run_context(display, jobs), {.keep_going = o.keep_going});
+    experiments::RunContext ctx = run_context(display, jobs);
+    // Learning curves only where they are shown: the JSON and the figures;
+    // a text table prints each row's last accuracy, as the course does.
+    ctx.epoch_curves = o.format == "json" || plotting;
+    results = experiments::run_all(std::move(specs), ctx, {.keep_going = o.keep_going});
   } catch (const std::runtime_error& e) {
     if (!several || o.keep_going) throw;
     throw std::runtime_error(std::string(e.what()) + " (--keep-going runs the other specs all the same)");

@@ -25,6 +25,11 @@ struct RunContext {
   /// The step observer of one training row, named "KIND: LABEL"; called on
   /// the row's thread (training::FitConfig::on_step). May be empty.
   std::function<std::function<void(const training::FitProgress&)>(const std::string& row)> row_progress;
+  /// Evaluate each training row after every epoch, for the JSON's
+  /// "epoch_val_accuracies" and the learning-curve figures; false when only
+  /// the text table is wanted, which shows the last epoch's accuracy alone
+  /// (training::FitConfig::eval_every_epoch). No printed figure changes.
+  bool epoch_curves = true;
 };
 
 /// A training row that stopped because its loss was not finite. `row` is

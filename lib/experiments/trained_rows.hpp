@@ -24,6 +24,7 @@ template <class Model>
 training::FitResult fit_row(Model& model, const Datasets& data, training::FitConfig cfg, const RunContext& ctx,
                             const std::string& kind, const std::string& label) {
   if (ctx.row_progress) cfg.on_step = ctx.row_progress(kind + ": " + label);
+  cfg.eval_every_epoch = cfg.eval_every_epoch && ctx.epoch_curves;
   training::FitResult r = training::fit(model, data.train, data.val, cfg);
   report_training(ctx, kind, label, r);
   return r;

@@ -114,6 +114,31 @@ bool any_text_has(const SvgFacts& svg, const std::string& what) {
   return std::any_of(svg.texts.begin(), svg.texts.end(), [&](const std::string& t) { return t.find(what) != std::string::npos; });
 }
 
+TEST(PlotCli, ATextRunWithFiguresStillEvaluatesEveryEpoch) {
+  // A text table alone evaluates after the last epoch only (as the course's
+  // fit()); with --plot the learning curves need every epoch's accuracy.
+  ScratchDir dir("plot_text_curves");
+  const fs::path figs = dir.path / "out";
+  const Outcome o = run_attnlab("run " + kSpecs + "/attention_map.json --set epochs=3 --set n_train=500 --plot " +
+                                    figs.string(), dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const Outcome plain = run_attnlab("run " + kSpecs + "/attention_map.json --set epochs=3 --set n_train=500", dir);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(o.out, plain.out);  // the same table either way
+  // The .dat holds the loss block, then the accuracy block: "EPOCH VALUE" lines.
+  const std::string dat = slurp(figs / "attention_map.learning_curves.dat");
+  const std::size_t accuracy = dat.find("\n\n\n");
+  ASSERT_NE(accuracy, std::string::npos) << dat;
+  std::istringstream in(dat.substr(accuracy));
+  std::vector<int> epochs;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    epochs.push_back(std::stoi(line));
+    EXPECT_EQ(line.find("nan"), std::string::npos) << line;
+  }
+  EXPECT_EQ(epochs, (std::vector<int>{1, 2, 3}));
+}
+
 TEST(PlotCli, DivergedRowsGetLearningCurvesThatNameThemAndGnuplotDrawsThemCleanly) {
   ScratchDir dir("plot_diverged");
   const fs::path figs = dir.path / "out", again = dir.path / "again";

@@ -4,6 +4,7 @@
 // passes through exactly the states of a shorter one.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -16,7 +17,7 @@ namespace {
 
 using namespace attnlab::training;
 
-FitResult train(int epochs, std::vector<float>* weights = nullptr) {
+FitResult train(int epochs, std::vector<float>* weights = nullptr, bool eval_every_epoch = true) {
   static const auto train_set = data::make_sequences(1000, 8, 0);
   static const auto val_set = data::make_sequences(300, 8, 1);
   random::Generator init(0);
@@ -24,6 +25,7 @@ FitResult train(int epochs, std::vector<float>* weights = nullptr) {
   FitConfig cfg;
   cfg.epochs = epochs;
   cfg.record_losses = 1000;
+  cfg.eval_every_epoch = eval_every_epoch;
   FitResult r = fit(model, train_set, val_set, cfg);
   if (weights) weights->assign(model.params.values().begin(), model.params.values().end());
   return r;
@@ -60,6 +62,22 @@ TEST(EpochRecord, EvaluatingBetweenEpochsChangesNothingThatFollows) {
   const std::uint64_t eval = 2 * one.multiply_adds - two.multiply_adds;
   EXPECT_GT(eval, 0u);
   EXPECT_LT(eval, one.multiply_adds);
+}
+
+TEST(EpochRecord, EvaluatingOnlyAfterTheLastEpochTrainsTheSameBytes) {
+  // A text table evaluates once, at the end (FitConfig::eval_every_epoch
+  // false): the same weights, losses and accuracy, and NaN where no
+  // evaluation ran (which the JSON record leaves out).
+  std::vector<float> w_all, w_last;
+  const FitResult all = train(3, &w_all), last = train(3, &w_last, false);
+  EXPECT_EQ(w_all, w_last);
+  ASSERT_EQ(last.epochs.size(), 3u);
+  for (int e = 0; e < 3; ++e) EXPECT_EQ(last.epochs[e].mean_loss, all.epochs[e].mean_loss) << "epoch " << e + 1;
+  EXPECT_TRUE(std::isnan(last.epochs[0].val_accuracy));
+  EXPECT_TRUE(std::isnan(last.epochs[1].val_accuracy));
+  EXPECT_EQ(last.epochs[2].val_accuracy, all.epochs[2].val_accuracy);
+  EXPECT_EQ(last.accuracy, all.accuracy);
+  EXPECT_EQ(last.multiply_adds, all.multiply_adds);  // only the last evaluation was ever counted
 }
 
 }  // namespace
