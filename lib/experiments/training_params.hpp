@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,14 +47,19 @@ MemoryEstimate training_memory(const nlohmann::json& spec, int jobs, const std::
 
 /// The RowMemory of a row training a `Model` built with `cfg` (the model
 /// classes of lib/models, which offer memory_bytes and parameter_count),
-/// counting the model twice when fit() splits its steps.
+/// and, when fit() splits its steps, its replica for half a training batch.
 template <class Model, class Config>
 RowMemory row_memory(const nlohmann::json& spec, const Config& cfg, std::string parameter) {
   const training::FitConfig fit = fit_config(spec);
   const int n_train = spec.at("n_train").get<int>(), n_val = spec.at("n_val").get<int>();
   const int T = spec.at("length").get<int>(), B = training::max_batch(fit, n_train, n_val);
-  // A split step trains its second half on a copy of the model (split_step.hpp).
-  return {static_cast<double>(training::model_copies<Model>(fit.split_batch) * Model::memory_bytes(cfg, B, T) +
+  // A split step trains its second half on a replica of the model with
+  // buffers for half a training batch (split_step.hpp).
+  const std::size_t replica =
+      training::model_copies<Model>(fit.split_batch) == 2
+          ? Model::memory_bytes(cfg, training::replica_batch(std::min(fit.batch_size, n_train)), T)
+          : 0;
+  return {static_cast<double>(Model::memory_bytes(cfg, B, T) + replica +
                               training::fit_memory_bytes(fit, Model::parameter_count(cfg), n_train, n_val, T)),
           std::move(parameter)};
 }

@@ -38,6 +38,14 @@ class AttentionClassifier {
 
   nn::Parameters params;
 
+  /// A model of this one's configuration and weights whose buffers hold
+  /// `max_batch` sequences: the copy that trains a split step's second half
+  /// (training/split_step.hpp), which never sees more than half a batch,
+  /// while this model's buffers also hold the evaluation batch (512 against
+  /// 32: a full copy spent a row's first 0.2 s zeroing, copying and
+  /// page-faulting buffers it never used). Gradients are zero.
+  AttentionClassifier replica(int max_batch) const;
+
   /// Training step on tokens (B, T): forward, mean cross-entropy against
   /// labels (B), backward ADDING into params.grads(). Returns the loss.
   /// The attention layer has no dropout (nn.MultiheadAttention's default),

@@ -171,3 +171,14 @@ std::size_t RecurrentClassifier::forward_macs(int B) const {
 }
 
 }  // namespace attnlab::models
+
+namespace attnlab::models {
+
+RecurrentClassifier RecurrentClassifier::replica(int max_batch) const {
+  random::Generator unused(0);  // the initial draws are overwritten by this model's weights
+  RecurrentClassifier r(cfg_, unused, max_batch, T_);
+  std::copy(params.values().begin(), params.values().end(), r.params.values().begin());
+  return r;
+}
+
+}  // namespace attnlab::models

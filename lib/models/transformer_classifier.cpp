@@ -154,3 +154,14 @@ std::size_t TransformerClassifier::forward_macs(int B) const {
 }
 
 }  // namespace attnlab::models
+
+namespace attnlab::models {
+
+TransformerClassifier TransformerClassifier::replica(int max_batch) const {
+  random::Generator unused(0);  // the initial draws are overwritten by this model's weights
+  TransformerClassifier r(cfg_, unused, max_batch, T_);
+  std::copy(params.values().begin(), params.values().end(), r.params.values().begin());
+  return r;
+}
+
+}  // namespace attnlab::models

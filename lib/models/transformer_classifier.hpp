@@ -43,6 +43,14 @@ class TransformerClassifier {
 
   nn::Parameters params;
 
+  /// A model of this one's configuration and weights whose buffers hold
+  /// `max_batch` sequences: the copy that trains a split step's second half
+  /// (training/split_step.hpp), which never sees more than half a batch,
+  /// while this model's buffers also hold the evaluation batch (512 against
+  /// 32: a full copy spent a row's first 0.2 s zeroing, copying and
+  /// page-faulting buffers it never used). Gradients are zero.
+  TransformerClassifier replica(int max_batch) const;
+
   /// Training step: forward with dropout drawn from `g` in PyTorch's order,
   /// mean cross-entropy, backward adding into params.grads(); returns the loss.
   float train_step(const std::int32_t* tokens, const std::int32_t* labels, int B, random::Generator& g);

@@ -106,7 +106,7 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
   EpochLoop loop({.epochs = cfg.epochs, .lr = cfg.lr, .batch_size = cfg.batch_size, .max_norm = cfg.max_norm,
                   .record_losses = cfg.record_losses, .on_step = &cfg.on_step},
                  train.n);
-  StepRunner<Model> train_step(model, cfg.split_batch);
+  StepRunner<Model> train_step(model, cfg.split_batch, std::min(cfg.batch_size, train.n));
   loop.run(
       g, model.params, result,
       [&](const std::int64_t* rows, int n) {

@@ -1,5 +1,6 @@
 // A training step on two cores: the batch in two fixed halves, each half's
-// forward and backward on its own copy of the model, the gradients added in
+// forward and backward on its own copy of the model (the second a replica with
+// buffers for half a batch), the gradients added in
 // a fixed order. The halves are the same whether one thread runs both or two
 // run one each (the second borrows a spare core, spare_cores.hpp), so a row
 // trains to the same bytes on any number of threads; what the split changes
@@ -24,20 +25,27 @@ namespace attnlab::training {
 /// draw_step(g, B) (every random draw of the whole batch's step, in
 /// PyTorch's order: dropout masks, or nothing) then train_step_drawn(t, l, B);
 /// take_step_draws(other, first, b) copies rows [first, first + b) of what
-/// `other` drew; the model is copyable (the copy trains the second half).
+/// `other` drew; replica(b) is a model of the same weights with buffers for
+/// b sequences (it trains the second half).
 template <class M>
-concept SplittableModel = std::copy_constructible<M> &&
+concept SplittableModel = std::move_constructible<M> &&
     requires(M m, const M& other, random::Generator& g, const std::int32_t* t, int b) {
       { m.train_step_drawn(t, t, b) } -> std::same_as<float>;
       m.draw_step(g, b);
       m.take_step_draws(other, b, b);
+      { other.replica(b) } -> std::same_as<M>;
     };
 
-/// How many copies of a Model a fit() with `split` holds: 2 when it splits.
+/// How many copies of a Model a fit() with `split` holds: 2 when it splits
+/// (the second sized by replica_batch).
 template <class M>
 constexpr int model_copies(bool split) {
   return SplittableModel<M> && split ? 2 : 1;
 }
+
+/// The batch capacity of the replica that trains the second half of a
+/// split step of up to `batch_size` sequences: floor(batch_size / 2), at least 1.
+constexpr int replica_batch(int batch_size) { return batch_size / 2 > 1 ? batch_size / 2 : 1; }
 
 /// fit()'s step. For a SplittableModel with `split`, the batch of B
 /// sequences splits into the first ceil(B/2) and the rest; the loss is
@@ -46,9 +54,10 @@ constexpr int model_copies(bool split) {
 template <class Model>
 class StepRunner {
  public:
-  StepRunner(Model& model, bool split) : model_(model) {
+  /// batch_size: the largest batch operator() is given.
+  StepRunner(Model& model, bool split, int batch_size) : model_(model) {
     if constexpr (SplittableModel<Model>)
-      if (split) replica_.emplace(model);
+      if (split) replica_.emplace(model.replica(replica_batch(batch_size)));
   }
 
   /// tokens (B, length), labels (B); returns the mean loss. The gradients

@@ -84,7 +84,7 @@ long allocations_in_split_steps(Model& model, int steps, int spare) {
   random::Generator g(0);
   const auto order = data::shuffled_epoch_order(g, data.n);
   training::Batch batch(64, 8);
-  training::StepRunner<Model> train_step(model, true);
+  training::StepRunner<Model> train_step(model, true, 64);
   training::SpareCores lent(spare);
   auto step = [&](int s) {
     training::gather(batch, data, order.data() + 64 * s, s % 2 ? 64 : 40);

@@ -47,7 +47,7 @@ Step one_step(const Config& cfg, int B, bool split, int spare) {
   Batch batch(64, 8);
   gather_range(batch, data, 0, B);
   random::Generator g(7);
-  StepRunner<Model> runner(model, split);
+  StepRunner<Model> runner(model, split, 64);
   SpareCores lent(spare);
   model.params.zero_grad();
   Step s;
@@ -93,6 +93,40 @@ TEST(SplitStep, AttentionClassifierMatchesTheWholeBatch) {
 TEST(SplitStep, TransformerWithDropoutMatchesTheWholeBatch) {
   models::TransformerClassifierConfig cfg;  // dropout 0.1: the halves must take the whole batch's masks
   expect_split_matches_whole<models::TransformerClassifier>("transformer", cfg);
+}
+
+template <class Model, class Config>
+void expect_replica_trains_like_a_full_copy(const char* name, const Config& cfg) {
+  // The second half trains on replica(32), whose buffers hold 32 sequences
+  // where the model's hold 256: the same weights and the same bytes as a
+  // full copy of the model.
+  static const auto data = data::make_sequences(300, 8, 0);
+  random::Generator init(0), g(7);
+  Model model(cfg, init, 256, 8);
+  Model copy = model, replica = model.replica(32);
+  ASSERT_EQ(replica.params.values(), model.params.values()) << name;
+  Batch batch(64, 8);
+  gather_range(batch, data, 0, 64);
+  model.draw_step(g, 64);
+  for (Model* m : {&copy, &replica}) {
+    m->take_step_draws(model, 32, 32);
+    m->params.zero_grad();
+  }
+  const float l_copy = copy.train_step_drawn(batch.tokens.data() + 32 * 8, batch.labels.data() + 32, 32);
+  const float l_replica = replica.train_step_drawn(batch.tokens.data() + 32 * 8, batch.labels.data() + 32, 32);
+  EXPECT_EQ(std::memcmp(&l_copy, &l_replica, sizeof(float)), 0) << name;
+  const auto& a = copy.params.grads();
+  const auto& b = replica.params.grads();
+  EXPECT_NE(std::count(a.begin(), a.end(), 0.0f), static_cast<long>(a.size())) << name;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << name;
+  EXPECT_THROW(replica.train_step_drawn(batch.tokens.data(), batch.labels.data(), 33), std::invalid_argument) << name;
+}
+
+TEST(SplitStep, TheReplicaForHalfABatchTrainsLikeAFullCopy) {
+  expect_replica_trains_like_a_full_copy<models::RecurrentClassifier>("lstm", models::RecurrentClassifierConfig{});
+  expect_replica_trains_like_a_full_copy<models::AttentionClassifier>("attention", models::AttentionClassifierConfig{});
+  expect_replica_trains_like_a_full_copy<models::TransformerClassifier>("transformer",
+                                                                        models::TransformerClassifierConfig{});
 }
 
 TEST(SplitStep, HalvesThatTookTheWrongMasksWouldDiffer) {
