@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/replica.hpp"
 #include "nn/cost.hpp"
 #include "nn/cross_entropy.hpp"
 #include "nn/embedding.hpp"
@@ -148,10 +149,7 @@ std::size_t AttentionClassifier::forward_macs(int B) const {
 namespace attnlab::models {
 
 AttentionClassifier AttentionClassifier::replica(int max_batch) const {
-  random::Generator unused(0);  // the initial draws are overwritten by this model's weights
-  AttentionClassifier r(cfg_, unused, max_batch, T_);
-  std::copy(params.values().begin(), params.values().end(), r.params.values().begin());
-  return r;
+  return make_replica<AttentionClassifier>(cfg_, params, max_batch, T_);
 }
 
 }  // namespace attnlab::models

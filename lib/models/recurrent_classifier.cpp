@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/replica.hpp"
 #include "nn/cost.hpp"
 #include "nn/cross_entropy.hpp"
 #include "nn/embedding.hpp"
@@ -175,10 +176,7 @@ std::size_t RecurrentClassifier::forward_macs(int B) const {
 namespace attnlab::models {
 
 RecurrentClassifier RecurrentClassifier::replica(int max_batch) const {
-  random::Generator unused(0);  // the initial draws are overwritten by this model's weights
-  RecurrentClassifier r(cfg_, unused, max_batch, T_);
-  std::copy(params.values().begin(), params.values().end(), r.params.values().begin());
-  return r;
+  return make_replica<RecurrentClassifier>(cfg_, params, max_batch, T_);
 }
 
 }  // namespace attnlab::models

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/replica.hpp"
 #include "nn/cost.hpp"
 #include "nn/cross_entropy.hpp"
 #include "nn/embedding.hpp"
@@ -158,10 +159,7 @@ std::size_t TransformerClassifier::forward_macs(int B) const {
 namespace attnlab::models {
 
 TransformerClassifier TransformerClassifier::replica(int max_batch) const {
-  random::Generator unused(0);  // the initial draws are overwritten by this model's weights
-  TransformerClassifier r(cfg_, unused, max_batch, T_);
-  std::copy(params.values().begin(), params.values().end(), r.params.values().begin());
-  return r;
+  return make_replica<TransformerClassifier>(cfg_, params, max_batch, T_);
 }
 
 }  // namespace attnlab::models
