@@ -65,6 +65,7 @@ int plot_command(const PlotOptions& o) {
     throw CLI::ValidationError("result", file + ": " + e.what());
   }
   check_plot_dir("plot", o.dir);  // made only for a result that will be drawn
+  check_figure_files("plot", doc, o.dir, {file});
   plot_document(doc, o.dir, gnuplot, {file});
   return kOk;
 }

@@ -27,10 +27,25 @@ void check_plot_dir(const std::string& option, const std::string& dir) {
   }
 }
 
-std::string check_plotting(const std::string& option, const std::string& dir) {
+std::string check_plotting(const std::string& option, const std::string& dir, const std::vector<std::string>& kinds,
+                           const std::vector<std::string>& inputs) {
   std::string gnuplot = check_gnuplot(option);
   check_plot_dir(option, dir);
+  try {
+    plot::check_figure_slots(dir, kinds, inputs);
+  } catch (const report::OutputRefused& e) {
+    throw CLI::ValidationError(option, e.what());
+  }
   return gnuplot;
+}
+
+void check_figure_files(const std::string& option, const nlohmann::json& doc, const std::string& dir,
+                        const std::vector<std::string>& inputs) {
+  try {
+    plot::check_figure_files(plot::figures_of_document(nlohmann::json::parse(doc.dump(2))), dir, inputs);
+  } catch (const report::OutputRefused& e) {
+    throw CLI::ValidationError(option, e.what());
+  }
 }
 
 void plot_document(const nlohmann::json& doc, const std::string& dir, const std::string& gnuplot,

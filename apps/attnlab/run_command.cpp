@@ -136,7 +136,13 @@ int run_command(const RunOptions& o) {
   }
   const bool plotting = o.sub->count("--plot") > 0;
   std::string gnuplot;
-  if (plotting) gnuplot = check_plotting("--plot", o.plot_dir);  // no gnuplot: refused before any training
+  if (plotting) {  // no gnuplot, or a link where a figure goes: refused before any training
+    std::vector<std::string> kinds, inputs = o.files;
+    for (const auto& s : specs) kinds.push_back(s.experiment->name);
+    if (checking) inputs.push_back(o.check_file);
+    if (writing) inputs.push_back(o.output);
+    gnuplot = check_plotting("--plot", o.plot_dir, kinds, inputs);
+  }
   const int jobs = jobs_within_memory(specs, o);  // before any work, as a bad spec is refused
   if (jobs == 0) return kUsage;
   tensor::set_blas_threads(1);

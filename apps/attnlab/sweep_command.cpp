@@ -191,13 +191,17 @@ int sweep_command(const SweepOptions& o) {
   }
   for (const auto& opt : o.slurm_options) sbatch_option(opt);  // refuse a bad one before any work
   const bool plotting = o.sub->count("--plot") > 0;
-  std::string gnuplot;
-  if (plotting) gnuplot = check_plotting("--plot", o.plot_dir);  // no gnuplot: refused before any run
 
   const Plan plan = make_plan(o.spec, o.overrides);  // every combination checked; exit 2 on a refusal
   const fs::path dir = o.dir.empty() ? default_sweep_dir(o.spec) : fs::path(o.dir);
   if (std::error_code ec; fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw CLI::ValidationError("--dir", dir.string() + " exists and is not a folder");
+  std::string gnuplot;
+  if (plotting) {  // no gnuplot, or a link where a figure goes: refused before any run
+    std::vector<std::string> inputs = {o.spec, (dir / kAggregateFile).string()};
+    if (!o.output.empty()) inputs.push_back(o.output);
+    gnuplot = check_plotting("--plot", o.plot_dir, {plan.kind}, inputs);
+  }
   std::vector<RunState> states = inspect_all(plan, dir);
   if (o.plan) {
     write_stdout(print_plan(plan, states));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -89,14 +90,40 @@ void prepare_dir(const std::string& dir) {
   report::check_folder_writable(dir);
 }
 
+namespace {
+const std::vector<std::string> kFigureExtensions = {".dat", ".gp", ".svg", ".png"};
+}  // namespace
+
+void check_figure_files(const std::vector<Figure>& figures, const std::string& dir,
+                        const std::vector<std::string>& inputs) {
+  for (const auto& f : figures)
+    for (const auto& e : kFigureExtensions) report::check_output_path((fs::path(dir) / (f.name + e)).string(), inputs);
+}
+
+void check_figure_slots(const std::string& dir, const std::vector<std::string>& kinds,
+                        const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  if (fs::symlink_status(dir, ec).type() != fs::file_type::directory) return;  // prepare_dir's to judge
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool figure_like = std::any_of(kFigureExtensions.begin(), kFigureExtensions.end(), [&](const std::string& e) {
+      return name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
+    });
+    const bool of_a_kind = std::any_of(kinds.begin(), kinds.end(), [&](const std::string& k) {
+      return name.size() > k.size() + 1 && name.compare(0, k.size() + 1, k + ".") == 0;
+    });
+    if (figure_like && of_a_kind) report::check_output_path(entry.path().string(), inputs);
+  }
+}
+
 std::vector<std::string> draw(const std::vector<Figure>& figures, const std::string& dir, const std::string& gnuplot,
                               const std::vector<std::string>& inputs) {
   std::vector<std::string> warnings;
   const fs::path out(dir);
+  check_figure_files(figures, dir, inputs);  // all before the first is written
   for (const auto& f : figures) {
     const std::string text = script(f);
-    const std::vector<std::string> exts = {".dat", ".gp", ".svg", ".png"};
-    for (const auto& e : exts) report::check_output_path((out / (f.name + e)).string(), inputs);
+    const std::vector<std::string>& exts = kFigureExtensions;
     Scratch scratch;
     write_plain(scratch.path / (f.name + ".dat"), f.data);
     write_plain(scratch.path / (f.name + ".gp"), text);

@@ -26,6 +26,20 @@ std::string find_gnuplot();
 /// Throws report::OutputRefused naming the folder and the reason.
 void prepare_dir(const std::string& dir);
 
+/// Checks every file draw() would write for `figures` in `dir` as -o checks
+/// its path (never a link, a folder, a device or one of `inputs`), all of
+/// them before the first is written. Throws report::OutputRefused.
+void check_figure_files(const std::vector<Figure>& figures, const std::string& dir,
+                        const std::vector<std::string>& inputs = {});
+
+/// The same before a run, when only the experiments' kinds are known: every
+/// entry of `dir` a figure of one of `kinds` could land on (KIND.*.dat, .gp,
+/// .svg, .png) is checked now, so that a link or a folder in its place is
+/// refused before any training rather than after it. A `dir` that is not
+/// yet a folder has no such entry. Throws report::OutputRefused.
+void check_figure_slots(const std::string& dir, const std::vector<std::string>& kinds,
+                        const std::vector<std::string>& inputs = {});
+
 /// Writes each figure into `dir` as NAME.dat and NAME.gp, then runs that
 /// very script with `gnuplot` in a private scratch folder and writes the
 /// NAME.svg and NAME.png it drew. Every file is checked as -o checks its

@@ -341,5 +341,44 @@ TEST(PlotCli, BadFoldersAndBadResultsAreRefusedWithExitTwo) {
   EXPECT_NE(o.err.find("cannot write"), std::string::npos) << o.err;
 }
 
+TEST(PlotCli, ALinkWhereAFigureGoesIsRefusedBeforeAnyTraining) {
+  // run --plot knows the kinds before it trains, so an entry KIND.*.svg (and
+  // .png, .gp, .dat) that is a link or a folder is refused at once, exit 2,
+  // with no table printed and the link's target untouched; `plot` checks
+  // every file of its figures before drawing the first.
+  ScratchDir dir("plot_link_slot");
+  const fs::path figs = dir.path / "figs";
+  fs::create_directories(figs);
+  const std::string target = dir.write("target.txt", "keep me");
+  fs::create_symlink(target, figs / "attention_map.weights.svg");
+  Outcome o = run_attnlab("run " + kSpecs + "/attention_map.json --plot " + figs.string(), dir);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(o.out, "");  // refused before the training that prints the table
+  EXPECT_NE(o.err.find("attention_map.weights.svg"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(target), "keep me");
+  // A folder in a figure's place, for a sweep: refused before any run folder is made.
+  fs::create_directories(figs / "bottleneck.sweep_accuracy.png");
+  const fs::path runs = dir.path / "runs";
+  o = run_attnlab("sweep " + kSpecs + "/bottleneck.json seed=0,1 --dir " + runs.string() + " --plot " + figs.string(),
+                  dir);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("bottleneck.sweep_accuracy.png"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(runs));
+  // Entries of other kinds, or not named like a figure, are not the run's business.
+  fs::create_directories(figs / "attention_map.notes");
+  o = run_attnlab("run " + kSpecs + "/causal_mask.json --plot " + figs.string(), dir);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  // `plot` of a saved result: every figure file is checked before the first is drawn.
+  const std::string result = (dir.path / "map.json").string();
+  o = run_attnlab("run " + kSpecs + "/attention_map.json --set epochs=1 --set n_train=200 --format json -o " + result,
+                  dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  o = run_attnlab("plot " + result + " " + figs.string(), dir);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("attention_map.weights.svg"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(figs / "attention_map.learning_curves.svg"));  // nothing drawn before the refusal
+  EXPECT_EQ(slurp(target), "keep me");
+}
+
 }  // namespace
 }  // namespace attnlab::testing
