@@ -76,9 +76,10 @@ std::size_t fit_memory_bytes(const FitConfig& cfg, std::size_t n_params, int n_t
 /// optimiser step: the result carries `diverged` and no accuracy (PyTorch
 /// would carry on with NaN weights; nothing after that step means anything).
 /// After every completed epoch (or only the last, cfg.eval_every_epoch) the
-/// model is evaluated on `val` for FitResult::epochs (eval mode draws nothing from the generator and touches
-/// no parameter, so the record changes no trained figure); the last epoch's
-/// evaluation is the result's accuracy.
+/// model is evaluated on `val` for FitResult::epochs (eval mode draws
+/// nothing from the generator and touches no parameter, so the record
+/// changes no trained figure); the last epoch's evaluation is the result's
+/// accuracy.
 /// Pins OpenBLAS to one thread for the whole process, once: training runs
 /// are parallelised across rows instead, and two BLAS threads per row on a
 /// 2-core machine spin against each other (xtensor_notes.md).
