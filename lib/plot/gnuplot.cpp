@@ -100,19 +100,32 @@ void check_figure_files(const std::vector<Figure>& figures, const std::string& d
     for (const auto& e : kFigureExtensions) report::check_output_path((fs::path(dir) / (f.name + e)).string(), inputs);
 }
 
+namespace {
+// KIND.*.dat, .gp, .svg or .png for one of `kinds`: a name a figure may take.
+bool figure_slot(const std::string& name, const std::vector<std::string>& kinds) {
+  const bool figure_like = std::any_of(kFigureExtensions.begin(), kFigureExtensions.end(), [&](const std::string& e) {
+    return name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
+  });
+  return figure_like && std::any_of(kinds.begin(), kinds.end(), [&](const std::string& k) {
+           return name.size() > k.size() + 1 && name.compare(0, k.size() + 1, k + ".") == 0;
+         });
+}
+}  // namespace
+
 void check_figure_slots(const std::string& dir, const std::vector<std::string>& kinds,
                         const std::vector<std::string>& inputs) {
   std::error_code ec;
   if (fs::symlink_status(dir, ec).type() != fs::file_type::directory) return;  // prepare_dir's to judge
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    const bool figure_like = std::any_of(kFigureExtensions.begin(), kFigureExtensions.end(), [&](const std::string& e) {
-      return name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
-    });
-    const bool of_a_kind = std::any_of(kinds.begin(), kinds.end(), [&](const std::string& k) {
-      return name.size() > k.size() + 1 && name.compare(0, k.size() + 1, k + ".") == 0;
-    });
-    if (figure_like && of_a_kind) report::check_output_path(entry.path().string(), inputs);
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (figure_slot(entry.path().filename().string(), kinds)) report::check_output_path(entry.path().string(), inputs);
+  // An input not written yet (the run's own -o file) named like a figure in this folder.
+  const fs::path here = fs::weakly_canonical(dir, ec);
+  for (const auto& in : inputs) {
+    const fs::path p(in);
+    if (figure_slot(p.filename().string(), kinds) && fs::weakly_canonical(p.parent_path().empty() ? "." : p.parent_path(), ec) == here)
+      throw report::OutputRefused("cannot draw figures into " + dir + ": " + in +
+                                  " is one of this run's inputs or its -o output, and a figure would be written "
+                                  "over it; give it another name or the figures another folder");
   }
 }
 

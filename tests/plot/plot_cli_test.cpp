@@ -368,6 +368,14 @@ TEST(PlotCli, ALinkWhereAFigureGoesIsRefusedBeforeAnyTraining) {
   fs::create_directories(figs / "attention_map.notes");
   o = run_attnlab("run " + kSpecs + "/causal_mask.json --plot " + figs.string(), dir);
   EXPECT_EQ(o.exit_code, 0) << o.err;
+  // The run's own -o file named like one of its figures in that folder: refused before any work too.
+  const fs::path fresh = dir.path / "fresh", own = fresh / "causal_mask.weights.gp";
+  fs::create_directories(fresh);
+  o = run_attnlab("run " + kSpecs + "/causal_mask.json --format json -o " + own.string() + " --plot " + fresh.string(),
+                  dir);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("its -o output"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(own));
   // `plot` of a saved result: every figure file is checked before the first is drawn.
   const std::string result = (dir.path / "map.json").string();
   o = run_attnlab("run " + kSpecs + "/attention_map.json --set epochs=1 --set n_train=200 --format json -o " + result,
