@@ -91,16 +91,9 @@ void prepare_dir(const std::string& dir) {
 }
 
 namespace {
+
 const std::vector<std::string> kFigureExtensions = {".dat", ".gp", ".svg", ".png"};
-}  // namespace
 
-void check_figure_files(const std::vector<Figure>& figures, const std::string& dir,
-                        const std::vector<std::string>& inputs) {
-  for (const auto& f : figures)
-    for (const auto& e : kFigureExtensions) report::check_output_path((fs::path(dir) / (f.name + e)).string(), inputs);
-}
-
-namespace {
 // KIND.*.dat, .gp, .svg or .png for one of `kinds`: a name a figure may take.
 bool figure_slot(const std::string& name, const std::vector<std::string>& kinds) {
   const bool figure_like = std::any_of(kFigureExtensions.begin(), kFigureExtensions.end(), [&](const std::string& e) {
@@ -110,7 +103,14 @@ bool figure_slot(const std::string& name, const std::vector<std::string>& kinds)
            return name.size() > k.size() + 1 && name.compare(0, k.size() + 1, k + ".") == 0;
          });
 }
+
 }  // namespace
+
+void check_figure_files(const std::vector<Figure>& figures, const std::string& dir,
+                        const std::vector<std::string>& inputs) {
+  for (const auto& f : figures)
+    for (const auto& e : kFigureExtensions) report::check_output_path((fs::path(dir) / (f.name + e)).string(), inputs);
+}
 
 void check_figure_slots(const std::string& dir, const std::vector<std::string>& kinds,
                         const std::vector<std::string>& inputs) {
@@ -121,8 +121,8 @@ void check_figure_slots(const std::string& dir, const std::vector<std::string>& 
   // An input not written yet (the run's own -o file) named like a figure in this folder.
   const fs::path here = fs::weakly_canonical(dir, ec);
   for (const auto& in : inputs) {
-    const fs::path p(in);
-    if (figure_slot(p.filename().string(), kinds) && fs::weakly_canonical(p.parent_path().empty() ? "." : p.parent_path(), ec) == here)
+    const fs::path p(in), folder = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+    if (figure_slot(p.filename().string(), kinds) && fs::weakly_canonical(folder, ec) == here)
       throw report::OutputRefused("cannot draw figures into " + dir + ": " + in +
                                   " is one of this run's inputs or its -o output, and a figure would be written "
                                   "over it; give it another name or the figures another folder");
@@ -136,7 +136,6 @@ std::vector<std::string> draw(const std::vector<Figure>& figures, const std::str
   check_figure_files(figures, dir, inputs);  // all before the first is written
   for (const auto& f : figures) {
     const std::string text = script(f);
-    const std::vector<std::string>& exts = kFigureExtensions;
     Scratch scratch;
     write_plain(scratch.path / (f.name + ".dat"), f.data);
     write_plain(scratch.path / (f.name + ".gp"), text);
@@ -147,7 +146,7 @@ std::vector<std::string> draw(const std::vector<Figure>& figures, const std::str
     if (!c.exit.success())
       throw std::runtime_error(fmt::format("gnuplot failed drawing {} ({}): {}", f.name, c.exit.describe(), c.err));
     if (!c.err.empty()) warnings.push_back(f.name + ": " + c.err);
-    for (const auto& e : exts) {
+    for (const auto& e : kFigureExtensions) {
       const fs::path drawn = scratch.path / (f.name + e);
       if (!fs::is_regular_file(drawn)) throw std::runtime_error("gnuplot wrote no " + drawn.filename().string());
       report::write_file_atomically((out / (f.name + e)).string(), slurp(drawn));
