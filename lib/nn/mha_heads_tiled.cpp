@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "nn/flash_kernels.hpp"
+#include "nn/head_softmax_rows.hpp"
 #include "nn/mha_heads.hpp"
 #include "nn/softmax_kernels.hpp"
 
@@ -71,31 +72,22 @@ void mha_heads_forward(T* cache, const MhaCacheLayout& L, T* weights, MhaWeights
         // pass 1: scores (nq, S') = q_block · k^T / sqrt(D), whole registers of keys
         detail::tile_scores(scores, ld_t, qh + std::size_t(i0) * ld_q, ld_q, keys_t, ld_t, nq, ld_t, D, inv_sqrt_d);
 
-        for (int r = 0; r < nq; ++r) {
-          const int i = i0 + r;
-          T* row = scores + std::size_t(r) * ld_t;
-          const std::size_t row_index = (std::size_t(b * H + h) * Tq + i) * S;
-          // pass 2: masks, then the softmax (a row with every key blocked becomes zeros)
-          if (masked) detail::mask_scores_row(row, i, b, h, 0, S, masks, d);
-          const T m = detail::row_max(row, S);
-          if (m == -std::numeric_limits<T>::infinity()) {
-            std::fill_n(row, S, T(0));
-          } else {
-            const T sum = detail::exp_and_sum(row, S, m);
-            detail::scale_row(row, S, T(1) / sum);
+        // pass 2: masks, then the softmax (a row with every key blocked becomes zeros), P to att;
+        // pass 3: P' = P after dropout, in place; the returned weights are P' (as PyTorch 1.13 returns them)
+        const std::size_t block_index = (std::size_t(b * H + h) * Tq + i0) * S;
+        if (masked)
+          for (int r = 0; r < nq; ++r)
+            detail::mask_scores_row(scores + std::size_t(r) * ld_t, i0 + r, b, h, 0, S, masks, d);
+        detail::softmax_dropout_rows(scores, ld_t, nq, S, att + block_index,
+                                     dropout.keep ? dropout.keep + block_index : nullptr, dropout.scale);
+        if (which != MhaWeights::none)
+          for (int r = 0; r < nq; ++r) {
+            const T* row = scores + std::size_t(r) * ld_t;
+            if (which == MhaWeights::per_head)
+              std::copy_n(row, S, weights + block_index + std::size_t(r) * S);
+            else
+              for (int j = 0; j < S; ++j) weights[(std::size_t(b) * Tq + i0 + r) * S + j] += row[j];
           }
-          std::copy_n(row, S, att + row_index);  // P, before dropout: what the backward pass reads
-
-          // pass 3: P' = P after dropout, in place; the returned weights are P' (as PyTorch 1.13 returns them)
-          if (dropout.keep) {
-            const std::uint8_t* keep = dropout.keep + row_index;
-            for (int j = 0; j < S; ++j) row[j] = keep[j] ? row[j] * dropout.scale : T(0);
-          }
-          if (which == MhaWeights::per_head)
-            std::copy_n(row, S, weights + row_index);
-          else if (which == MhaWeights::averaged)
-            for (int j = 0; j < S; ++j) weights[(std::size_t(b) * Tq + i) * S + j] += row[j];
-        }
 
         // pass 4: y_block (nq, D) = P' (nq, S') · v (S', D)
         for (int r = 0; r < nq; ++r) std::fill_n(yh + std::size_t(i0 + r) * ld_y, D, T(0));
@@ -142,25 +134,12 @@ void mha_heads_backward(T* grads, const T* dy, T* tile, const T* cache, const Mh
         // pass 1: dP' (nq, S') = dy_block · v^T
         detail::tile_scores(dp, ld_t, dy_block, ld_y, values_t, ld_t, nq, ld_t, D, T(1));
 
-        for (int r = 0; r < nq; ++r) {
-          const std::size_t row_index = (std::size_t(b * H + h) * Tq + i0 + r) * S;
-          const T* p = att + row_index;
-          T* g = dp + std::size_t(r) * ld_t;
-          // pass 2: through dropout, dP = dP' · keep · scale, and P' = P · keep · scale (as P'^T)
-          if (dropout.keep) {
-            const std::uint8_t* keep = dropout.keep + row_index;
-            for (int j = 0; j < S; ++j) {
-              const T factor = keep[j] ? dropout.scale : T(0);
-              p_t[std::size_t(j) * bq + r] = p[j] * factor;
-              g[j] *= factor;
-            }
-          } else {
-            for (int j = 0; j < S; ++j) p_t[std::size_t(j) * bq + r] = p[j];
-          }
-          // pass 3: through the softmax and the 1/sqrt(D): dS = P (dP - sum_k P_k dP_k) / sqrt(D)
-          detail::softmax_backward_row(g, p, S, inv_sqrt_d);
-          for (int j = 0; j < S; ++j) ds_t[std::size_t(j) * bq + r] = g[j];
-        }
+        // pass 2: through dropout, dP = dP' · keep · scale, and P' = P · keep · scale (as P'^T);
+        // pass 3: through the softmax and the 1/sqrt(D): dS = P (dP - sum_k P_k dP_k) / sqrt(D) (and dS^T)
+        const std::size_t block_index = (std::size_t(b * H + h) * Tq + i0) * S;
+        detail::softmax_backward_rows(dp, ld_t, nq, S, att + block_index,
+                                      dropout.keep ? dropout.keep + block_index : nullptr, dropout.scale,
+                                      inv_sqrt_d, p_t, ds_t, bq);
 
         // pass 4: dv (S', D) += P'^T · dy_block;  dq_block += dS · k;  dk (S', D) += dS^T · q_block
         detail::tile_mix(dvh, ld_kv, p_t, bq, dy_block, ld_y, S, nq, D);

@@ -1,0 +1,219 @@
+// The softmax, dropout and their backward over one block of a head's score
+// rows (nn/mha_heads_tiled.cpp's passes 2-3), in two versions that give the
+// same bytes:
+//   *_general     row by row through nn/softmax_kernels.hpp, any S;
+//   *_one_vector  S equal to one register's lanes (the course's T = 8 with
+//                 AVX2 floats): each row is loaded once and stays in a
+//                 register through max, exp, sum, scale and the dropout
+//                 mask, and the backward's two transposed tiles are written
+//                 by an 8 × 8 register transpose. perf of a 2-block
+//                 rnn_vs_attention row put the general version's scalar
+//                 dropout loops and column stores at 5 % of the step and its
+//                 one-register-long row loops at another 4 %.
+// Each element takes the same operations in both (the maximum ignores NaN as
+// the scalar loop does; a sum of one register is xsimd::hadd of it), so the
+// dispatching functions pick one by shape alone and a row trains to the same
+// bytes either way; tests/nn/head_softmax_rows_test.cpp holds them equal
+// with memcmp on masked, dropped and fully blocked rows.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#include "nn/softmax_kernels.hpp"
+
+namespace attnlab::nn::detail {
+
+/// Forward over nq rows of scores (row stride ld_s, S valid keys, already
+/// masked with -inf): P = softmax(row), written to att (nq rows of S,
+/// contiguous); then the row becomes P' = P · keep · scale (keep: nq rows of
+/// S bytes, or null for no dropout). A row whose every key is blocked gives
+/// P = P' = 0.
+template <class T>
+inline void softmax_dropout_rows_general(T* scores, int ld_s, int nq, int S, T* att, const std::uint8_t* keep,
+                                         T scale) {
+  for (int r = 0; r < nq; ++r) {
+    T* row = scores + std::size_t(r) * ld_s;
+    const T m = row_max(row, S);
+    if (m == -std::numeric_limits<T>::infinity()) {
+      std::fill_n(row, S, T(0));
+    } else {
+      const T sum = exp_and_sum(row, S, m);
+      scale_row(row, S, T(1) / sum);
+    }
+    std::copy_n(row, S, att + std::size_t(r) * S);
+    if (keep) {
+      const std::uint8_t* k = keep + std::size_t(r) * S;
+      for (int j = 0; j < S; ++j) row[j] = k[j] ? row[j] * scale : T(0);
+    }
+  }
+}
+
+/// keep[0 .. W) as a lane mask (true where the byte is not 0).
+template <class T>
+[[gnu::always_inline]] inline xsimd::batch_bool<T> keep_lanes(const std::uint8_t* keep) {
+  using batch = xsimd::batch<T>;
+#if defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float> && batch::size == 8) {
+    // 8 bytes widened to 8 ints, each compared with 0 (bytes are unsigned)
+    const __m256i k = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(keep)));
+    return xsimd::batch_bool<float>(_mm256_castsi256_ps(_mm256_cmpgt_epi32(k, _mm256_setzero_si256())));
+  }
+#endif
+  alignas(64) T lanes[batch::size];
+  for (std::size_t j = 0; j < batch::size; ++j) lanes[j] = keep[j] ? T(1) : T(0);
+  return batch::load_aligned(lanes) != batch(T(0));
+}
+
+template <class T>
+inline bool one_vector_rows(int S) {
+  return S == int(xsimd::batch<T>::size);
+}
+
+/// softmax_dropout_rows_general for S = one register (one_vector_rows(S)).
+template <class T>
+inline void softmax_dropout_rows_one_vector(T* scores, int ld_s, int nq, T* att, const std::uint8_t* keep,
+                                            T scale) {
+  using batch = xsimd::batch<T>;
+  constexpr int W = int(batch::size);
+  const batch minus_inf(-std::numeric_limits<T>::infinity()), zero(T(0)), scale_b(scale);
+  for (int r = 0; r < nq; ++r) {
+    T* row = scores + std::size_t(r) * ld_s;
+    const batch x = batch::load_unaligned(row);
+    // row_max's `x > m ? x : m` passes over NaN: so does a max of x with NaN as -inf
+    alignas(64) T lanes[W];
+    xsimd::select(x == x, x, minus_inf).store_aligned(lanes);
+    T m = lanes[0];
+    for (int j = 1; j < W; ++j) m = lanes[j] > m ? lanes[j] : m;
+    batch p = zero;
+    if (m != -std::numeric_limits<T>::infinity()) {
+      const batch e = exp_nonpositive<T>(x - batch(m));
+      p = e * batch(T(1) / xsimd::hadd(e));
+    }
+    p.store_unaligned(att + std::size_t(r) * W);
+    if (keep) p = xsimd::select(keep_lanes<T>(keep + std::size_t(r) * W), p * scale_b, zero);
+    p.store_unaligned(row);
+  }
+}
+
+/// The forward's rows, by whichever version fits S.
+template <class T>
+inline void softmax_dropout_rows(T* scores, int ld_s, int nq, int S, T* att, const std::uint8_t* keep, T scale) {
+  if (one_vector_rows<T>(S)) softmax_dropout_rows_one_vector(scores, ld_s, nq, att, keep, scale);
+  else softmax_dropout_rows_general(scores, ld_s, nq, S, att, keep, scale);
+}
+
+/// Backward over nq rows: dp (row stride ld_s) holds dP' = dy · v^T on
+/// entry and dS = P ∘ (dP − rowsum(P ∘ dP)) · alpha on return, with
+/// dP = dP' · keep · scale; att holds P (nq rows of S, contiguous), keep as
+/// the forward's. Writes P'^T to p_t and dS^T to ds_t, both (S, ld_t): element
+/// (j, r) at j · ld_t + r.
+template <class T>
+inline void softmax_backward_rows_general(T* dp, int ld_s, int nq, int S, const T* att, const std::uint8_t* keep,
+                                          T scale, T alpha, T* p_t, T* ds_t, int ld_t) {
+  for (int r = 0; r < nq; ++r) {
+    const T* p = att + std::size_t(r) * S;
+    T* g = dp + std::size_t(r) * ld_s;
+    if (keep) {
+      const std::uint8_t* k = keep + std::size_t(r) * S;
+      for (int j = 0; j < S; ++j) {
+        const T factor = k[j] ? scale : T(0);
+        p_t[std::size_t(j) * ld_t + r] = p[j] * factor;
+        g[j] *= factor;
+      }
+    } else {
+      for (int j = 0; j < S; ++j) p_t[std::size_t(j) * ld_t + r] = p[j];
+    }
+    softmax_backward_row(g, p, S, alpha);
+    for (int j = 0; j < S; ++j) ds_t[std::size_t(j) * ld_t + r] = g[j];
+  }
+}
+
+#if defined(__AVX2__)
+/// out[j · ld_out + r] = in[r · ld_in + j] for r, j < 8.
+inline void transpose_8x8(float* out, int ld_out, const float* in, int ld_in) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + std::size_t(i) * ld_in);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  // r[c] holds column c of rows 0-3 in its low half and column c + 4 in its
+  // high half, r[c + 4] the same of rows 4-7: join the halves.
+  for (int c = 0; c < 4; ++c) {
+    _mm256_storeu_ps(out + std::size_t(c) * ld_out, _mm256_permute2f128_ps(r[c], r[c + 4], 0x20));
+    _mm256_storeu_ps(out + std::size_t(c + 4) * ld_out, _mm256_permute2f128_ps(r[c], r[c + 4], 0x31));
+  }
+}
+#endif
+
+/// Whether softmax_backward_rows takes the one-register version: float rows
+/// of 8 keys in blocks of 8 rows, under AVX2.
+template <class T>
+inline bool one_vector_backward(int S, int nq) {
+#if defined(__AVX2__)
+  return std::is_same_v<T, float> && S == 8 && nq == 8 && one_vector_rows<T>(S);
+#else
+  (void)S, (void)nq;
+  return false;
+#endif
+}
+
+/// softmax_backward_rows_general for float, S = nq = 8 (one_vector_backward).
+inline void softmax_backward_rows_one_vector(float* dp, int ld_s, const float* att, const std::uint8_t* keep,
+                                             float scale, float alpha, float* p_t, float* ds_t, int ld_t) {
+#if defined(__AVX2__)
+  using batch = xsimd::batch<float>;
+  alignas(64) float dropped[8 * 8];  // P' rows, transposed into p_t below
+  const batch zero(0.0f), alpha_b(alpha), scale_b(scale);
+  for (int r = 0; r < 8; ++r) {
+    const batch p = batch::load_unaligned(att + std::size_t(r) * 8);
+    batch g = batch::load_unaligned(dp + std::size_t(r) * ld_s);
+    if (keep) {
+      const batch factor = xsimd::select(keep_lanes<float>(keep + std::size_t(r) * 8), scale_b, zero);
+      (p * factor).store_aligned(dropped + r * 8);
+      g = g * factor;
+    } else {
+      p.store_aligned(dropped + r * 8);
+    }
+    // softmax_backward_row on one register: the dot in lanes, then hadd
+    const batch db(xsimd::hadd(xsimd::fma(p, g, zero)));
+    xsimd::select(p == zero, zero, p * (g - db) * alpha_b).store_unaligned(dp + std::size_t(r) * ld_s);
+  }
+  transpose_8x8(p_t, ld_t, dropped, 8);
+  transpose_8x8(ds_t, ld_t, dp, ld_s);
+#else
+  (void)dp, (void)ld_s, (void)att, (void)keep, (void)scale, (void)alpha, (void)p_t, (void)ds_t, (void)ld_t;
+#endif
+}
+
+/// The backward's rows, by whichever version fits S and nq.
+template <class T>
+inline void softmax_backward_rows(T* dp, int ld_s, int nq, int S, const T* att, const std::uint8_t* keep, T scale,
+                                  T alpha, T* p_t, T* ds_t, int ld_t) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (one_vector_backward<T>(S, nq)) {
+      softmax_backward_rows_one_vector(dp, ld_s, att, keep, scale, alpha, p_t, ds_t, ld_t);
+      return;
+    }
+  }
+  softmax_backward_rows_general(dp, ld_s, nq, S, att, keep, scale, alpha, p_t, ds_t, ld_t);
+}
+
+}  // namespace attnlab::nn::detail
