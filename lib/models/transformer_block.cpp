@@ -144,16 +144,16 @@ void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockW
   // The residual hands dout to x1 unchanged; the feed-forward path adds to it.
   std::copy_n(dout, NC, ws.dx1.begin());
   if (ws.dropped) {
-    std::fill_n(ws.df2.begin(), NC, Real(0));
-    nn::dropout_backward(ws.df2.data(), dout, ws.keep_ff.data(), ws.scale_ff, NC);
+    // df2 = dout * keep * scale: dropout's backward into a zeroed buffer, written
+    // directly (the forward's multiply) instead of zeroing it first
+    nn::dropout_forward(ws.df2.data(), dout, ws.keep_ff.data(), ws.scale_ff, NC);
   } else {
     std::copy_n(dout, NC, ws.df2.begin());
   }
   std::fill_n(ws.dg1.begin(), NF, Real(0));
   nn::linear_backward(ws.dg1.data(), grad.ff2_weight, grad.ff2_bias, ws.df2.data(), ws.g1.data(), w.ff2_weight,
                       static_cast<int>(N), F, C);
-  std::fill_n(ws.df1.begin(), NF, Real(0));
-  nn::gelu_backward_kept(ws.df1.data(), ws.dg1.data(), ws.f1.data(), ws.erf1.data(), NF);
+  nn::gelu_backward_kept_overwrite(ws.df1.data(), ws.dg1.data(), ws.f1.data(), ws.erf1.data(), NF);
   std::fill_n(ws.dh2.begin(), NC, Real(0));
   nn::linear_backward(ws.dh2.data(), grad.ff1_weight, grad.ff1_bias, ws.df1.data(), ws.h2.data(), w.ff1_weight,
                       static_cast<int>(N), C, F);

@@ -87,18 +87,17 @@ void gelu_forward_keep(T* out, T* one_plus_erf, const T* inp, std::size_t n) {
 }
 
 template <class T>
-void gelu_backward_kept(T* dinp, const T* dout, const T* inp, const T* one_plus_erf, std::size_t n) {
+void gelu_backward_kept_overwrite(T* dinp, const T* dout, const T* inp, const T* one_plus_erf, std::size_t n) {
   const T k_beta = static_cast<T>(M_2_SQRTPI * M_SQRT1_2 * 0.5);  // 1/sqrt(2 pi)
   detail::map_lanes(
-      dinp, n,
-      [=](auto dx, auto dy, auto x, auto s) { return dx + dy * (T(0.5) * s + x * (k_beta * gauss<T>(x))); },
-      static_cast<const T*>(dinp), dout, inp, one_plus_erf);
+      dinp, n, [=](auto dy, auto x, auto s) { return dy * (T(0.5) * s + x * (k_beta * gauss<T>(x))); }, dout, inp,
+      one_plus_erf);
 }
 
 template void gelu_forward_keep<float>(float*, float*, const float*, std::size_t);
 template void gelu_forward_keep<double>(double*, double*, const double*, std::size_t);
-template void gelu_backward_kept<float>(float*, const float*, const float*, const float*, std::size_t);
-template void gelu_backward_kept<double>(double*, const double*, const double*, const double*, std::size_t);
+template void gelu_backward_kept_overwrite<float>(float*, const float*, const float*, const float*, std::size_t);
+template void gelu_backward_kept_overwrite<double>(double*, const double*, const double*, const double*, std::size_t);
 template void gelu_forward<float>(float*, const float*, std::size_t);
 template void gelu_forward<double>(double*, const double*, std::size_t);
 template void gelu_backward<float>(float*, const float*, const float*, std::size_t);

@@ -28,7 +28,7 @@ template <class T>
 void gelu_backward(T* dinp, const T* dout, const T* inp, std::size_t n);
 
 /// gelu_forward that also keeps s = 1 + erf(x / sqrt(2)) (n values) for
-/// gelu_backward_kept, whose backward pass then evaluates no erf (xsimd's erf
+/// gelu_backward_kept_overwrite, whose backward pass then evaluates no erf (xsimd's erf
 /// and GELU's two passes were 18 % of a transformer row's training step). out
 /// and s are the same bytes as gelu_forward's out and the erf term
 /// gelu_backward computes: the same expression, its middle kept in memory.
@@ -37,9 +37,12 @@ template <class T>
 void gelu_forward_keep(T* out, T* one_plus_erf, const T* inp, std::size_t n);
 
 /// gelu_backward, given the s = 1 + erf(x / sqrt(2)) that gelu_forward_keep
-/// kept for these inputs: ADDS dout * (0.5 * s + x * exp(-x^2 / 2) / sqrt(2 pi))
-/// into dinp, the same bytes as gelu_backward.
+/// kept for these inputs, and WRITING rather than adding:
+/// dinp = dout * (0.5 * s + x * exp(-x^2 / 2) / sqrt(2 pi)), so that
+/// dinp + d is the bytes gelu_backward adds to d. A caller whose target is
+/// zero saves the pass that zeroes it (a 4 C wide buffer in a block's
+/// backward: most of its memset time in perf).
 template <class T>
-void gelu_backward_kept(T* dinp, const T* dout, const T* inp, const T* one_plus_erf, std::size_t n);
+void gelu_backward_kept_overwrite(T* dinp, const T* dout, const T* inp, const T* one_plus_erf, std::size_t n);
 
 }  // namespace attnlab::nn

@@ -65,11 +65,13 @@ TEST(Gelu, KeepingTheErfTermGivesTheSameBytes) {
   fill_pseudo_random(xd.data(), n, 27, 6.0);
   fill_pseudo_random(dyd.data(), n, 28);
   std::vector<float> x(xd.begin(), xd.end()), dy(dyd.begin(), dyd.end());
-  std::vector<float> out(n), out_kept(n), s(n), dx(n, 0.25f), dx_kept(n, 0.25f);
+  std::vector<float> out(n), out_kept(n), s(n), dx(n), dx_kept(n, 0.25f);
   attnlab::nn::gelu_forward(out.data(), x.data(), n);
   attnlab::nn::gelu_forward_keep(out_kept.data(), s.data(), x.data(), n);
+  // the kept backward writes: what gelu_backward adds to a zeroed buffer
+  // (the block's use), bytes and all
   attnlab::nn::gelu_backward(dx.data(), dy.data(), x.data(), n);
-  attnlab::nn::gelu_backward_kept(dx_kept.data(), dy.data(), x.data(), s.data(), n);
+  attnlab::nn::gelu_backward_kept_overwrite(dx_kept.data(), dy.data(), x.data(), s.data(), n);
   EXPECT_EQ(0, std::memcmp(out.data(), out_kept.data(), n * sizeof(float)));
   EXPECT_EQ(0, std::memcmp(dx.data(), dx_kept.data(), n * sizeof(float)));
   EXPECT_FLOAT_EQ(s[0], 1 + std::erf(x[0] / std::sqrt(2.0f)));
