@@ -10,7 +10,9 @@
 //   scores: 6 query rows × 2 registers of keys, over e < D, from the keys
 //           packed once per head as kT (D, S') so 8 keys are one load;
 //   mix:    6 query rows × 2 registers of y's columns, over the tile's keys,
-//           reading v's rows where they are (D contiguous values each).
+//           reading v's rows where they are (D contiguous values each);
+//   both 8 rows × 1 register when the outputs are one register wide (the
+//   course's T = 8, D = 8 tiles).
 // Each output is one chain of fused multiply-adds in a fixed order (e, or the
 // key index), so it does not depend on the block it falls in, the tile sizes
 // only through where a key tile starts, or the thread that runs it. The
@@ -22,6 +24,9 @@
 
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
+
+#include "nn/transpose_kernels.hpp"
 
 namespace attnlab::nn::detail {
 
@@ -32,20 +37,30 @@ inline constexpr int kFlashColumnPad = 8;
 inline int flash_padded(int n) { return (n + kFlashColumnPad - 1) / kFlashColumnPad * kFlashColumnPad; }
 
 /// kT[e * ld_t + j] = k[j * ld_k + e] for e < D, j < S; 0 for S <= j < ld_t.
-/// Key by key: each key's D values are one read, where e by e would walk
-/// every key's row D times.
+/// Floats under AVX2 go 8 keys × 8 values at a time through a register
+/// transpose (nn/transpose_kernels.hpp); the rest key by key, each key's D
+/// values one read, where e by e would walk every key's row D times.
 template <class T>
 void pack_keys_transposed(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {
+  int j0 = 0, e0 = 0;  // keys below j0 and, for them, values below e0 are packed
+#if defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float>) {
+    for (; j0 + 8 <= S; j0 += 8)
+      for (int e = 0; e + 8 <= D; e += 8)
+        transpose_8x8(kT + std::size_t(e) * ld_t + j0, ld_t, k + std::size_t(j0) * ld_k + e, ld_k);
+    e0 = D / 8 * 8;
+  }
+#endif
   for (int j = 0; j < S; ++j) {
     const T* key = k + std::size_t(j) * ld_k;
-    for (int e = 0; e < D; ++e) kT[std::size_t(e) * ld_t + j] = key[e];
+    for (int e = j < j0 ? e0 : 0; e < D; ++e) kT[std::size_t(e) * ld_t + j] = key[e];
   }
   for (int e = 0; e < D; ++e)
     for (int j = S; j < ld_t; ++j) kT[std::size_t(e) * ld_t + j] = T(0);
 }
 
 template <class T, int R, int NV>
-inline void scores_block(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int D, T alpha) {
+[[gnu::always_inline]] inline void scores_block(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int D, T alpha) {
   using batch = xsimd::batch<T>;
   constexpr int W = int(batch::size);
   batch acc[R][NV];
@@ -72,35 +87,52 @@ inline void scores_block(T* s, int ld_s, const T* q, int ld_q, const T* kT, int 
 }
 
 template <class T, int R>
-inline void scores_rows(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int ncols, int D, T alpha) {
+[[gnu::always_inline]] inline void scores_rows(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int ncols, int D, T alpha) {
   constexpr int W = int(xsimd::batch<T>::size);
   int c = 0;
   for (; c + 2 * W <= ncols; c += 2 * W) scores_block<T, R, 2>(s + c, ld_s, q, ld_q, kT + c, ld_t, D, alpha);
   for (; c < ncols; c += W) scores_block<T, R, 1>(s + c, ld_s, q, ld_q, kT + c, ld_t, D, alpha);
 }
 
+/// Calls f.template operator()<R>(r) for the blocks of R rows r, r + R, ...
+/// below nq, then once for the rows left (fewer than R) with their count.
+/// Eight rows when the outputs are one register wide (8 accumulators and a
+/// load fit the 16 registers): the course's 8 × 8 tiles are one block then,
+/// where 6 + 2 read every key or value twice. Six when two registers wide.
+template <class F>
+[[gnu::always_inline]] inline void for_row_blocks(int nq, bool one_register, F&& f) {
+  auto blocks = [&]<int R>() __attribute__((always_inline)) {
+    int r = 0;
+    for (; r + R <= nq; r += R) f.template operator()<R>(r);
+    switch (nq - r) {
+      case 7: if constexpr (R > 7) f.template operator()<7>(r); break;
+      case 6: if constexpr (R > 6) f.template operator()<6>(r); break;
+      case 5: f.template operator()<5>(r); break;
+      case 4: f.template operator()<4>(r); break;
+      case 3: f.template operator()<3>(r); break;
+      case 2: f.template operator()<2>(r); break;
+      case 1: f.template operator()<1>(r); break;
+      default: break;
+    }
+  };
+  if (one_register)
+    blocks.template operator()<8>();
+  else
+    blocks.template operator()<6>();
+}
+
 /// s[r * ld_s + c] = alpha · sum_{e < D} q[r * ld_q + e] · kT[e * ld_t + c]
 /// for r < nq, c < ncols; ncols a multiple of kFlashColumnPad.
 template <class T>
 void tile_scores(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int nq, int ncols, int D, T alpha) {
-  constexpr int R = 6;
-  int r = 0;
-  for (; r + R <= nq; r += R)
+  constexpr int W = int(xsimd::batch<T>::size);
+  for_row_blocks(nq, ncols < 2 * W, [&]<int R>(int r) __attribute__((always_inline)) {
     scores_rows<T, R>(s + std::size_t(r) * ld_s, ld_s, q + std::size_t(r) * ld_q, ld_q, kT, ld_t, ncols, D, alpha);
-  T* sr = s + std::size_t(r) * ld_s;
-  const T* qr = q + std::size_t(r) * ld_q;
-  switch (nq - r) {
-    case 5: scores_rows<T, 5>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
-    case 4: scores_rows<T, 4>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
-    case 3: scores_rows<T, 3>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
-    case 2: scores_rows<T, 2>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
-    case 1: scores_rows<T, 1>(sr, ld_s, qr, ld_q, kT, ld_t, ncols, D, alpha); break;
-    default: break;
-  }
+  });
 }
 
 template <class T, int R, int NV, class batch = xsimd::batch<T>>
-inline void mix_block(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk) {
+[[gnu::always_inline]] inline void mix_block(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk) {
   constexpr int W = int(batch::size);
   batch acc[R][NV];
   #pragma GCC unroll 8
@@ -125,7 +157,7 @@ inline void mix_block(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v
 }
 
 template <class T, int R>
-inline void mix_rows(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk, int D) {
+[[gnu::always_inline]] inline void mix_rows(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk, int D) {
   constexpr int W = int(xsimd::batch<T>::size);
   int d = 0;
   for (; d + 2 * W <= D; d += 2 * W) mix_block<T, R, 2>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
@@ -151,20 +183,10 @@ inline void mix_rows(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v,
 /// r < nq, d < D, one fused multiply-add per key in key order.
 template <class T>
 void tile_mix(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nq, int nk, int D) {
-  constexpr int R = 6;
-  int r = 0;
-  for (; r + R <= nq; r += R)
+  constexpr int W = int(xsimd::batch<T>::size);
+  for_row_blocks(nq, D < 2 * W, [&]<int R>(int r) __attribute__((always_inline)) {
     mix_rows<T, R>(y + std::size_t(r) * ld_y, ld_y, p + std::size_t(r) * ld_p, ld_p, v, ld_v, nk, D);
-  T* yr = y + std::size_t(r) * ld_y;
-  const T* pr = p + std::size_t(r) * ld_p;
-  switch (nq - r) {
-    case 5: mix_rows<T, 5>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
-    case 4: mix_rows<T, 4>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
-    case 3: mix_rows<T, 3>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
-    case 2: mix_rows<T, 2>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
-    case 1: mix_rows<T, 1>(yr, ld_y, pr, ld_p, v, ld_v, nk, D); break;
-    default: break;
-  }
+  });
 }
 
 }  // namespace attnlab::nn::detail
