@@ -28,6 +28,10 @@
 
 #include "nn/transpose_kernels.hpp"
 
+#if defined(__FMA__)
+#include <immintrin.h>
+#endif
+
 namespace attnlab::nn::detail {
 
 /// Key columns are padded to a multiple of this (one float register, two of
@@ -156,6 +160,37 @@ template <class T, int R, int NV, class batch = xsimd::batch<T>>
     for (int u = 0; u < NV; ++u) acc[r][u].store_unaligned(y + std::size_t(r) * ld_y + u * W);
 }
 
+#if defined(__FMA__)
+/// mix_block for one SSE register of columns (4 floats, 2 doubles), each
+/// lane the fused multiply-add chain of the scalar loop in mix_rows.
+template <class T, int R>
+[[gnu::always_inline]] inline void mix_block_sse(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk) {
+  if constexpr (std::is_same_v<T, float>) {
+    __m128 acc[R];
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) acc[r] = _mm_loadu_ps(y + std::size_t(r) * ld_y);
+    for (int c = 0; c < nk; ++c) {
+      const __m128 vb = _mm_loadu_ps(v + std::size_t(c) * ld_v);
+      #pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) acc[r] = _mm_fmadd_ps(_mm_set1_ps(p[std::size_t(r) * ld_p + c]), vb, acc[r]);
+    }
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) _mm_storeu_ps(y + std::size_t(r) * ld_y, acc[r]);
+  } else {
+    __m128d acc[R];
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) acc[r] = _mm_loadu_pd(y + std::size_t(r) * ld_y);
+    for (int c = 0; c < nk; ++c) {
+      const __m128d vb = _mm_loadu_pd(v + std::size_t(c) * ld_v);
+      #pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) acc[r] = _mm_fmadd_pd(_mm_set1_pd(p[std::size_t(r) * ld_p + c]), vb, acc[r]);
+    }
+    #pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) _mm_storeu_pd(y + std::size_t(r) * ld_y, acc[r]);
+  }
+}
+#endif
+
 template <class T, int R>
 [[gnu::always_inline]] inline void mix_rows(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk, int D) {
   constexpr int W = int(xsimd::batch<T>::size);
@@ -166,10 +201,16 @@ template <class T, int R>
   // (heads' 8 heads of d_model 32): one lane at a time, those columns were a
   // third of a training step. Each lane is the same chain of fused
   // multiply-adds as the scalar loop below, so the bytes are the same.
-  using half = xsimd::batch<T, xsimd::sse4_2>;
-  constexpr int HW = int(half::size);
+  // The SSE half is written with FMA intrinsics, not xsimd's sse4_2 batch:
+  // that batch's fma is a multiply and an add, which g++ happens to
+  // contract into one FMA and clang does not (tests/nn/flash_kernels_test.cpp
+  // failed in the clang sanitizer tree at every head size with a half
+  // register), and this xsimd has no fma3<sse4_2> batch.
+#if defined(__FMA__)
+  constexpr int HW = 16 / int(sizeof(T));
   if constexpr (HW < W)
-    for (; d + HW <= D; d += HW) mix_block<T, R, 1, half>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+    for (; d + HW <= D; d += HW) mix_block_sse<T, R>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+#endif
   for (; d < D; ++d)  // the columns past the last whole register, the same chain one lane at a time
     #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
