@@ -161,33 +161,28 @@ template <class T, int R, int NV, class batch = xsimd::batch<T>>
 }
 
 #if defined(__FMA__)
+// One SSE register of floats or doubles, by overload.
+inline __m128 sse_load(const float* x) { return _mm_loadu_ps(x); }
+inline __m128d sse_load(const double* x) { return _mm_loadu_pd(x); }
+inline void sse_store(float* x, __m128 a) { _mm_storeu_ps(x, a); }
+inline void sse_store(double* x, __m128d a) { _mm_storeu_pd(x, a); }
+inline __m128 sse_fma(float a, __m128 b, __m128 c) { return _mm_fmadd_ps(_mm_set1_ps(a), b, c); }
+inline __m128d sse_fma(double a, __m128d b, __m128d c) { return _mm_fmadd_pd(_mm_set1_pd(a), b, c); }
+
 /// mix_block for one SSE register of columns (4 floats, 2 doubles), each
 /// lane the fused multiply-add chain of the scalar loop in mix_rows.
 template <class T, int R>
 [[gnu::always_inline]] inline void mix_block_sse(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk) {
-  if constexpr (std::is_same_v<T, float>) {
-    __m128 acc[R];
+  decltype(sse_load(y)) acc[R];
+  #pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc[r] = sse_load(y + std::size_t(r) * ld_y);
+  for (int c = 0; c < nk; ++c) {
+    const auto vb = sse_load(v + std::size_t(c) * ld_v);
     #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) acc[r] = _mm_loadu_ps(y + std::size_t(r) * ld_y);
-    for (int c = 0; c < nk; ++c) {
-      const __m128 vb = _mm_loadu_ps(v + std::size_t(c) * ld_v);
-      #pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) acc[r] = _mm_fmadd_ps(_mm_set1_ps(p[std::size_t(r) * ld_p + c]), vb, acc[r]);
-    }
-    #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) _mm_storeu_ps(y + std::size_t(r) * ld_y, acc[r]);
-  } else {
-    __m128d acc[R];
-    #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) acc[r] = _mm_loadu_pd(y + std::size_t(r) * ld_y);
-    for (int c = 0; c < nk; ++c) {
-      const __m128d vb = _mm_loadu_pd(v + std::size_t(c) * ld_v);
-      #pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) acc[r] = _mm_fmadd_pd(_mm_set1_pd(p[std::size_t(r) * ld_p + c]), vb, acc[r]);
-    }
-    #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) _mm_storeu_pd(y + std::size_t(r) * ld_y, acc[r]);
+    for (int r = 0; r < R; ++r) acc[r] = sse_fma(p[std::size_t(r) * ld_p + c], vb, acc[r]);
   }
+  #pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) sse_store(y + std::size_t(r) * ld_y, acc[r]);
 }
 #endif
 
