@@ -135,14 +135,17 @@ void tile_scores(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, in
   });
 }
 
-template <class T, int R, int NV, class batch = xsimd::batch<T>>
+// Add: y's values start each chain (+=); else it starts at 0 (=), the same
+// bytes as adding into a zeroed y, without the fill.
+template <class T, int R, int NV, bool Add, class batch = xsimd::batch<T>>
 [[gnu::always_inline]] inline void mix_block(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk) {
   constexpr int W = int(batch::size);
   batch acc[R][NV];
   #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
     #pragma GCC unroll 8
-    for (int u = 0; u < NV; ++u) acc[r][u] = batch::load_unaligned(y + std::size_t(r) * ld_y + u * W);
+    for (int u = 0; u < NV; ++u)
+      acc[r][u] = Add ? batch::load_unaligned(y + std::size_t(r) * ld_y + u * W) : batch(T(0));
   for (int c = 0; c < nk; ++c) {
     batch vb[NV];
     #pragma GCC unroll 8
@@ -164,6 +167,8 @@ template <class T, int R, int NV, class batch = xsimd::batch<T>>
 // One SSE register of floats or doubles, by overload.
 inline __m128 sse_load(const float* x) { return _mm_loadu_ps(x); }
 inline __m128d sse_load(const double* x) { return _mm_loadu_pd(x); }
+inline __m128 sse_zero(const float*) { return _mm_setzero_ps(); }
+inline __m128d sse_zero(const double*) { return _mm_setzero_pd(); }
 inline void sse_store(float* x, __m128 a) { _mm_storeu_ps(x, a); }
 inline void sse_store(double* x, __m128d a) { _mm_storeu_pd(x, a); }
 inline __m128 sse_fma(float a, __m128 b, __m128 c) { return _mm_fmadd_ps(_mm_set1_ps(a), b, c); }
@@ -171,11 +176,11 @@ inline __m128d sse_fma(double a, __m128d b, __m128d c) { return _mm_fmadd_pd(_mm
 
 /// mix_block for one SSE register of columns (4 floats, 2 doubles), each
 /// lane the fused multiply-add chain of the scalar loop in mix_rows.
-template <class T, int R>
+template <class T, int R, bool Add>
 [[gnu::always_inline]] inline void mix_block_sse(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk) {
   decltype(sse_load(y)) acc[R];
   #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) acc[r] = sse_load(y + std::size_t(r) * ld_y);
+  for (int r = 0; r < R; ++r) acc[r] = Add ? sse_load(y + std::size_t(r) * ld_y) : sse_zero(y);
   for (int c = 0; c < nk; ++c) {
     const auto vb = sse_load(v + std::size_t(c) * ld_v);
     #pragma GCC unroll 8
@@ -186,12 +191,12 @@ template <class T, int R>
 }
 #endif
 
-template <class T, int R>
+template <class T, int R, bool Add>
 [[gnu::always_inline]] inline void mix_rows(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nk, int D) {
   constexpr int W = int(xsimd::batch<T>::size);
   int d = 0;
-  for (; d + 2 * W <= D; d += 2 * W) mix_block<T, R, 2>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
-  for (; d + W <= D; d += W) mix_block<T, R, 1>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+  for (; d + 2 * W <= D; d += 2 * W) mix_block<T, R, 2, Add>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+  for (; d + W <= D; d += W) mix_block<T, R, 1, Add>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
   // Then half a register (SSE: 4 floats), which a head size of 4 is whole
   // (heads' 8 heads of d_model 32): one lane at a time, those columns were a
   // third of a training step. Each lane is the same chain of fused
@@ -204,24 +209,26 @@ template <class T, int R>
 #if defined(__FMA__)
   constexpr int HW = 16 / int(sizeof(T));
   if constexpr (HW < W)
-    for (; d + HW <= D; d += HW) mix_block_sse<T, R>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+    for (; d + HW <= D; d += HW) mix_block_sse<T, R, Add>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
 #endif
   for (; d < D; ++d)  // the columns past the last whole register, the same chain one lane at a time
     #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      T acc = y[std::size_t(r) * ld_y + d];
+      T acc = Add ? y[std::size_t(r) * ld_y + d] : T(0);
       for (int c = 0; c < nk; ++c) acc = std::fma(p[std::size_t(r) * ld_p + c], v[std::size_t(c) * ld_v + d], acc);
       y[std::size_t(r) * ld_y + d] = acc;
     }
 }
 
 /// y[r * ld_y + d] += sum_{c < nk} p[r * ld_p + c] · v[c * ld_v + d] for
-/// r < nq, d < D, one fused multiply-add per key in key order.
-template <class T>
+/// r < nq, d < D, one fused multiply-add per key in key order. With
+/// Add = false, y = the sum instead: the chain starts at 0 (the forward's y,
+/// which a fill before would cost a memset call per row of D floats).
+template <class T, bool Add = true>
 void tile_mix(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nq, int nk, int D) {
   constexpr int W = int(xsimd::batch<T>::size);
   for_row_blocks(nq, D < 2 * W, [&]<int R>(int r) __attribute__((always_inline)) {
-    mix_rows<T, R>(y + std::size_t(r) * ld_y, ld_y, p + std::size_t(r) * ld_p, ld_p, v, ld_v, nk, D);
+    mix_rows<T, R, Add>(y + std::size_t(r) * ld_y, ld_y, p + std::size_t(r) * ld_p, ld_p, v, ld_v, nk, D);
   });
 }
 

@@ -107,6 +107,55 @@ inline void softmax_dropout_rows_one_vector(T* scores, int ld_s, int nq, T* att,
   }
 }
 
+#if defined(__AVX2__)
+/// softmax_dropout_rows_one_vector for a block of 8 rows of 8 keys given by
+/// its columns, as the forward's fused tile computes it (nn/mha_heads_tiled.cpp):
+/// sT[j · ld_sT + r] is row r's score of key j, masked already. Writes P's
+/// rows to att (8 × 8, contiguous) and P''s to p (row stride ld_p; p may be
+/// sT, which is read first). Each row's maximum, sum and scale become
+/// lane-wise operations across the 8 column registers, where a row in one
+/// register needs a scalar loop for its maximum, two horizontal adds and a
+/// division: the one-register rows were the largest of the heads' kernels
+/// in a positions run (8.8 %, perf record -j1). The order is the row
+/// version's: the maximum key by key with NaN passed over; the sum in
+/// xsimd::hadd's tree for AVX floats, ((x0 + x4) + (x1 + x5)) + ((x2 + x6) + (x3 + x7));
+/// 1 / sum, then a multiply. So the bytes are the same, which
+/// tests/nn/head_softmax_rows_test.cpp asserts with memcmp.
+inline void softmax_dropout_columns_8x8(const float* sT, int ld_sT, float* p, int ld_p, float* att,
+                                        const std::uint8_t* keep, float scale) {
+  using batch = xsimd::batch<float>;
+  static_assert(batch::size == 8);
+  const batch minus_inf(-std::numeric_limits<float>::infinity()), zero(0.0f);
+  batch x[8];
+  #pragma GCC unroll 8
+  for (int j = 0; j < 8; ++j) x[j] = batch::load_unaligned(sT + std::size_t(j) * ld_sT);
+  batch m = xsimd::select(x[0] == x[0], x[0], minus_inf);
+  #pragma GCC unroll 8
+  for (int j = 1; j < 8; ++j) {
+    const batch c = xsimd::select(x[j] == x[j], x[j], minus_inf);
+    m = xsimd::select(c > m, c, m);
+  }
+  __m256 e[8];
+  #pragma GCC unroll 8
+  for (int j = 0; j < 8; ++j) e[j] = exp_nonpositive<float>(x[j] - m);
+  const batch sum = (batch(e[0]) + batch(e[4]) + (batch(e[1]) + batch(e[5]))) +
+                    (batch(e[2]) + batch(e[6]) + (batch(e[3]) + batch(e[7])));
+  const batch inv = batch(1.0f) / sum;
+  const xsimd::batch_bool<float> blocked = m == minus_inf;  // rows with every key blocked give 0
+  #pragma GCC unroll 8
+  for (int j = 0; j < 8; ++j) e[j] = xsimd::select(blocked, zero, batch(e[j]) * inv);
+  transpose_8x8_registers(e);  // e[r] is now row r of P
+  const batch scale_b(scale);
+  #pragma GCC unroll 8
+  for (int r = 0; r < 8; ++r) {
+    batch row(e[r]);
+    row.store_unaligned(att + std::size_t(r) * 8);
+    if (keep) row = xsimd::select(keep_lanes<float>(keep + std::size_t(r) * 8), row * scale_b, zero);
+    row.store_unaligned(p + std::size_t(r) * ld_p);
+  }
+}
+#endif
+
 /// The forward's rows, by whichever version fits S.
 template <class T>
 inline void softmax_dropout_rows(T* scores, int ld_s, int nq, int S, T* att, const std::uint8_t* keep, T scale) {
@@ -160,6 +209,7 @@ inline void softmax_backward_rows_one_vector(float* dp, int ld_s, const float* a
   using batch = xsimd::batch<float>;
   alignas(64) float dropped[8 * 8];  // P' rows, transposed into p_t below
   const batch zero(0.0f), alpha_b(alpha), scale_b(scale);
+  #pragma GCC unroll 8
   for (int r = 0; r < 8; ++r) {
     const batch p = batch::load_unaligned(att + std::size_t(r) * 8);
     batch g = batch::load_unaligned(dp + std::size_t(r) * ld_s);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "nn/flash_kernels.hpp"
 #include "nn/head_softmax_rows.hpp"
@@ -26,6 +27,30 @@ struct HeadTiles {
 };
 
 HeadTiles head_tiles(const MhaDims& d) { return {std::min(d.T, kQueryBlock), detail::flash_padded(d.keys())}; }
+
+// Whether the forward takes a head's tile by columns: float under AVX2, 8
+// queries against 8 keys (the course's T = 8), one register each way. The
+// scores are then computed transposed (keys as rows; the same products and
+// sums, so the same bytes) and the softmax runs down the columns
+// (nn/head_softmax_rows.hpp, softmax_dropout_columns_8x8). Masks keep the
+// rows: they are laid out by query.
+template <class T>
+bool columns_tile(const MhaDims& d) {
+#if defined(__AVX2__)
+  return std::is_same_v<T, float> && d.T == 8 && d.keys() == 8;
+#else
+  (void)d;
+  return false;
+#endif
+}
+
+template <class T>
+void columns_softmax_dropout(T* scores, T* att, const std::uint8_t* keep, T scale) {
+#if defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float>) detail::softmax_dropout_columns_8x8(scores, 8, scores, 8, att, keep, scale);
+#endif
+  (void)scores, (void)att, (void)keep, (void)scale;
+}
 
 }  // namespace
 
@@ -59,27 +84,38 @@ void mha_heads_forward(T* cache, const MhaCacheLayout& L, T* weights, MhaWeights
   const bool masked = detail::any_mask(masks);
   const int ld_q = int(L.q_i), ld_kv = int(L.kv_j), ld_y = int(L.y_i);
 
+  const bool by_columns = columns_tile<T>(d) && !masked;
+
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h) {
       const T* qh = q + b * L.q_b + h * D;   // q_i[e] = qh[i * ld_q + e]
       const T* kh = k + b * L.kv_b + h * D;  // k_j[e] = kh[j * ld_kv + e]
       const T* vh = v + b * L.kv_b + h * D;
       T* yh = y + b * L.y_b + h * D;         // y_i[e] = yh[i * ld_y + e]
-      detail::pack_keys_transposed(keys_t, ld_t, kh, ld_kv, S, D);
+      if (!by_columns) detail::pack_keys_transposed(keys_t, ld_t, kh, ld_kv, S, D);
 
       for (int i0 = 0; i0 < Tq; i0 += G.bq) {
         const int nq = std::min(G.bq, Tq - i0);
-        // pass 1: scores (nq, S') = q_block · k^T / sqrt(D), whole registers of keys
-        detail::tile_scores(scores, ld_t, qh + std::size_t(i0) * ld_q, ld_q, keys_t, ld_t, nq, ld_t, D, inv_sqrt_d);
-
-        // pass 2: masks, then the softmax (a row with every key blocked becomes zeros), P to att;
-        // pass 3: P' = P after dropout, in place; the returned weights are P' (as PyTorch 1.13 returns them)
         const std::size_t block_index = (std::size_t(b * H + h) * Tq + i0) * S;
-        if (masked)
-          for (int r = 0; r < nq; ++r)
-            detail::mask_scores_row(scores + std::size_t(r) * ld_t, i0 + r, b, h, 0, S, masks, d);
-        detail::softmax_dropout_rows(scores, ld_t, nq, S, att + block_index,
-                                     dropout.keep ? dropout.keep + block_index : nullptr, dropout.scale);
+        const std::uint8_t* keep = dropout.keep ? dropout.keep + block_index : nullptr;
+        if (by_columns) {
+          // the 8 x 8 tile by columns: scores^T (S, T) = k · q^T / sqrt(D), each element the
+          // same chain of multiply-adds over e as by rows, then the softmax down the columns
+          detail::pack_keys_transposed(keys_t, ld_t, qh, ld_q, Tq, D);  // here q^T (D, 8)
+          detail::tile_scores(scores, ld_t, kh, ld_kv, keys_t, ld_t, S, ld_t, D, inv_sqrt_d);
+          columns_softmax_dropout(scores, att + block_index, keep, dropout.scale);
+        } else {
+          // pass 1: scores (nq, S') = q_block · k^T / sqrt(D), whole registers of keys
+          detail::tile_scores(scores, ld_t, qh + std::size_t(i0) * ld_q, ld_q, keys_t, ld_t, nq, ld_t, D,
+                              inv_sqrt_d);
+
+          // pass 2: masks, then the softmax (a row with every key blocked becomes zeros), P to att;
+          // pass 3: P' = P after dropout, in place; the returned weights are P' (as PyTorch 1.13 returns them)
+          if (masked)
+            for (int r = 0; r < nq; ++r)
+              detail::mask_scores_row(scores + std::size_t(r) * ld_t, i0 + r, b, h, 0, S, masks, d);
+          detail::softmax_dropout_rows(scores, ld_t, nq, S, att + block_index, keep, dropout.scale);
+        }
         if (which != MhaWeights::none)
           for (int r = 0; r < nq; ++r) {
             const T* row = scores + std::size_t(r) * ld_t;
@@ -90,8 +126,7 @@ void mha_heads_forward(T* cache, const MhaCacheLayout& L, T* weights, MhaWeights
           }
 
         // pass 4: y_block (nq, D) = P' (nq, S') · v (S', D)
-        for (int r = 0; r < nq; ++r) std::fill_n(yh + std::size_t(i0 + r) * ld_y, D, T(0));
-        detail::tile_mix(yh + std::size_t(i0) * ld_y, ld_y, scores, ld_t, vh, ld_kv, nq, S, D);
+        detail::tile_mix<T, false>(yh + std::size_t(i0) * ld_y, ld_y, scores, ld_t, vh, ld_kv, nq, S, D);
       }
     }
 }

@@ -82,7 +82,8 @@ TEST(TileScores, EachScoreIsOneFmaChainInValueOrder) {
       }
 }
 
-template <class T>
+// Add: into y's values (+=); else y's values are overwritten (=), the chain starting at 0.
+template <class T, bool Add>
 void check_mix(int nq, int nk, int D) {
   const int ld_y = D + 2, ld_p = nk + 3, ld_v = D + 1;
   const auto p = random_values<T>(std::size_t(nq) * ld_p, 7 + nq);
@@ -90,20 +91,22 @@ void check_mix(int nq, int nk, int D) {
   std::vector<T> got = random_values<T>(std::size_t(nq) * ld_y, 13 + D), want(got);  // accumulated into
   for (int r = 0; r < nq; ++r)
     for (int d = 0; d < D; ++d) {
-      T acc = want[std::size_t(r) * ld_y + d];
+      T acc = Add ? want[std::size_t(r) * ld_y + d] : T(0);
       for (int c = 0; c < nk; ++c) acc = std::fma(p[std::size_t(r) * ld_p + c], v[std::size_t(c) * ld_v + d], acc);
       want[std::size_t(r) * ld_y + d] = acc;
     }
-  tile_mix(got.data(), ld_y, p.data(), ld_p, v.data(), ld_v, nq, nk, D);
-  EXPECT_TRUE(same_bytes(got, want)) << "nq=" << nq << " nk=" << nk << " D=" << D;
+  tile_mix<T, Add>(got.data(), ld_y, p.data(), ld_p, v.data(), ld_v, nq, nk, D);
+  EXPECT_TRUE(same_bytes(got, want)) << "nq=" << nq << " nk=" << nk << " D=" << D << " add " << Add;
 }
 
 TEST(TileMix, EachOutputIsOneFmaChainInKeyOrder) {
   for (int nq = 1; nq <= 17; ++nq)
     for (int nk : {1, 8, 11})
       for (int D : {3, 4, 8, 12, 16, 20, 35}) {
-        check_mix<float>(nq, nk, D);
-        check_mix<double>(nq, nk, D);
+        check_mix<float, true>(nq, nk, D);
+        check_mix<double, true>(nq, nk, D);
+        check_mix<float, false>(nq, nk, D);
+        check_mix<double, false>(nq, nk, D);
       }
 }
 

@@ -72,6 +72,33 @@ TEST(HeadSoftmaxRows, TheOneRegisterForwardGivesTheGeneralBytes) {
   }
 }
 
+#if defined(__AVX2__)
+TEST(HeadSoftmaxRows, TheColumnsForwardGivesTheRowsBytes) {
+  for (std::uint64_t seed : {11u, 12u, 13u})
+    for (bool dropped : {false, true}) {
+      Rows r = make_rows(8, 8, seed);
+      // row 4: equal maxima of either sign of zero, where a max tree could pick the other one
+      for (int j = 0; j < 8; ++j) r.scores[4 * 8 + j] = (j % 3 == 0) ? -0.0f : (j % 3 == 1 ? 0.0f : -1.5f);
+      std::vector<float> s0 = r.scores, att0(64, -1.f), att1(64, -1.f), p1(8 * 11, -3.f), s_t(8 * 9, -4.f);
+      const std::uint8_t* keep = dropped ? r.keep.data() : nullptr;
+      softmax_dropout_rows_general(s0.data(), 8, 8, 8, att0.data(), keep, 1.25f);
+      for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j) s_t[std::size_t(j) * 9 + i] = r.scores[std::size_t(i) * 8 + j];  // stride 9
+      softmax_dropout_columns_8x8(s_t.data(), 9, p1.data(), 11, att1.data(), keep, 1.25f);
+      EXPECT_TRUE(same_bytes(att0, att1)) << "P, seed " << seed << ", dropout " << dropped;
+      for (int i = 0; i < 8; ++i) {
+        EXPECT_EQ(std::memcmp(&p1[std::size_t(i) * 11], &s0[std::size_t(i) * 8], 8 * sizeof(float)), 0)
+            << "P' row " << i << ", seed " << seed << ", dropout " << dropped;
+        for (int j = 8; j < 11; ++j) EXPECT_EQ(p1[std::size_t(i) * 11 + j], -3.f) << "past the row";
+      }
+      for (int j = 0; j < 8; ++j) EXPECT_EQ(att1[2 * 8 + j], 0.0f) << "the fully blocked row";
+      float sum4 = 0;
+      for (int j = 0; j < 8; ++j) sum4 += att1[4 * 8 + j];
+      EXPECT_NEAR(sum4, 1.0f, 1e-6f);
+    }
+}
+#endif
+
 TEST(HeadSoftmaxRows, TheOneRegisterBackwardGivesTheGeneralBytes) {
   if (!one_vector_backward<float>(8, 8)) GTEST_SKIP() << "the one-register backward needs AVX2 floats of 8 lanes";
   for (bool dropped : {false, true}) {
