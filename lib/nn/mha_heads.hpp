@@ -54,9 +54,13 @@ template <class T>
 void mha_heads_forward_reference(T* cache, const MhaCacheLayout& L, T* weights, MhaWeights which,
                                  const MhaMasks<T>& masks, const MhaDropout<T>& dropout, const MhaDims& d);
 
-/// Backward: ADDS into dq, dk, dv of `grads` (the cache's projection layout,
-/// rows strided as q, k, v are) given dy (B·T, C) in y's row order and the
-/// forward's cache. tile: mha_backward_tile_size(d) elements, overwritten.
+/// Backward: WRITES dq, dk, dv of `grads` (the cache's projection layout,
+/// rows strided as q, k, v are; every element of the B·T query rows and B·S'
+/// key rows, C columns each) given dy (B·T, C) in y's row order and the
+/// forward's cache, so the caller need not zero them (a 256 KB fill per
+/// step at positions' size). tile: mha_backward_tile_size(d) elements,
+/// overwritten. The reference ADDS into them instead (its loops are the
+/// equations; tests zero its gradients first).
 template <class T>
 void mha_heads_backward(T* grads, const T* dy, T* tile, const T* cache, const MhaCacheLayout& L,
                         const MhaDropout<T>& dropout, const MhaDims& d);

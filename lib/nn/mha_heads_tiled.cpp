@@ -176,10 +176,16 @@ void mha_heads_backward(T* grads, const T* dy, T* tile, const T* cache, const Mh
                                       dropout.keep ? dropout.keep + block_index : nullptr, dropout.scale,
                                       inv_sqrt_d, p_t, ds_t, bq);
 
-        // pass 4: dv (S', D) += P'^T · dy_block;  dq_block += dS · k;  dk (S', D) += dS^T · q_block
-        detail::tile_mix(dvh, ld_kv, p_t, bq, dy_block, ld_y, S, nq, D);
-        detail::tile_mix(dqh + std::size_t(i0) * ld_q, ld_q, dp, ld_t, kh, ld_kv, nq, S, D);
-        detail::tile_mix(dkh, ld_kv, ds_t, bq, q_block, ld_q, S, nq, D);
+        // pass 4: dv (S', D) += P'^T · dy_block;  dq_block = dS · k;  dk (S', D) += dS^T · q_block,
+        // the first block writing dv and dk (each chain starts at 0, as if added into zeros)
+        detail::tile_mix<T, false>(dqh + std::size_t(i0) * ld_q, ld_q, dp, ld_t, kh, ld_kv, nq, S, D);
+        if (i0 == 0) {
+          detail::tile_mix<T, false>(dvh, ld_kv, p_t, bq, dy_block, ld_y, S, nq, D);
+          detail::tile_mix<T, false>(dkh, ld_kv, ds_t, bq, q_block, ld_q, S, nq, D);
+        } else {
+          detail::tile_mix(dvh, ld_kv, p_t, bq, dy_block, ld_y, S, nq, D);
+          detail::tile_mix(dkh, ld_kv, ds_t, bq, q_block, ld_q, S, nq, D);
+        }
       }
     }
 }

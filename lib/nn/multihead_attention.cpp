@@ -216,12 +216,12 @@ void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scr
   T* dk = scratch + L.k;
   T* dv = scratch + L.v;
   T* dy = scratch + proj_size;
-  for (std::size_t n = 0; n < proj_size + BT * C; ++n) scratch[n] = T(0);
+  // no fill: dy is written by its product (beta 0) and d(q, k, v) by the heads' backward
 
   // out-projection: d(bo) += sum over rows of d_out; d(Wo) (C, C) += d_out^T · y; dy = d_out · Wo
   if (g.out_proj_bias) add_column_sums(g.out_proj_bias, d_out, C, BT, C);
   if (g.out_proj_weight) gemm<T>(true, false, C, C, int(BT), T(1), d_out, C, y, C, T(1), g.out_proj_weight, C);
-  gemm<T>(false, false, int(BT), C, C, T(1), d_out, C, p.out_proj_weight, C, T(1), dy, C);
+  gemm<T>(false, false, int(BT), C, C, T(1), d_out, C, p.out_proj_weight, C, T(0), dy, C);
 
   mha_heads_backward(scratch, dy, dy + BT * C, cache, L, dropout, d);
 
