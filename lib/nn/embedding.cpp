@@ -17,11 +17,16 @@ void check_table(const char* where, int N, int V, int D) {
                                 " D=" + std::to_string(D));
 }
 
-void check_id(const char* where, const std::int32_t* ids, int n, int V) {
-  if (ids[n] < 0 || ids[n] >= V)
-    throw std::out_of_range(std::string(where) + ": id " + std::to_string(ids[n]) +
-                            " at position " + std::to_string(n) + " is outside [0, " +
-                            std::to_string(V) + ")");
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_id(const char* where, const std::int32_t* ids, int n, int V) {
+  throw std::out_of_range(std::string(where) + ": id " + std::to_string(ids[n]) + " at position " +
+                          std::to_string(n) + " is outside [0, " + std::to_string(V) + ")");
+}
+
+// Inline, with the message built out of line: called once per token, the
+// check was a call of its own (0.8 % of a positions run, perf record -j1).
+inline void check_id(const char* where, const std::int32_t* ids, int n, int V) {
+  if (ids[n] < 0 || ids[n] >= V) [[unlikely]]
+    throw_bad_id(where, ids, n, V);
 }
 
 void check_positions(const char* where, int B, int T, int D, int P) {
