@@ -106,14 +106,13 @@ float AttentionClassifier::train_step_drawn(const std::int32_t* tokens, const st
 
   std::fill_n(dlogits_.begin(), B * K, 0.0f);
   std::fill_n(dpooled_.begin(), B * C, 0.0f);
-  std::fill_n(dn_.begin(), N * C, 0.0f);
-  std::fill_n(dr_.begin(), N * C, 0.0f);
   nn::cross_entropy_backward(dlogits_.data(), 1.0f, probs_.data(), labels, B, K);
   nn::linear_backward(dpooled_.data(), params.grad(head_w_), params.grad(head_b_), dlogits_.data(),
                       pooled_.data(), params.value(head_w_), B, C, K);
-  nn::mean_over_time_backward(dn_.data(), dpooled_.data(), B, T, C);
+  // dn and dr are written, not added into (two 64 KB fills a step at the course's size)
+  nn::mean_over_time_backward(dn_.data(), dpooled_.data(), B, T, C, true);
   nn::layer_norm_backward(dr_.data(), params.grad(norm_w_), params.grad(norm_b_), dn_.data(), mean_.data(),
-                          rstd_.data(), r_.data(), params.value(norm_w_), N, C);
+                          rstd_.data(), r_.data(), params.value(norm_w_), N, C, true);
   // The residual passes dr straight to h; attention adds its three paths.
   std::copy_n(dr_.begin(), N * C, dh_.begin());
   const nn::MhaDims d = nn::mha_dims(B, T, T, C, cfg_.n_heads);

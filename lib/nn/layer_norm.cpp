@@ -80,7 +80,7 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* weight,
 
 template <class T>
 void layer_norm_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* mean,
-                         const T* rstd, const T* inp, const T* weight, int N, int C) {
+                         const T* rstd, const T* inp, const T* weight, int N, int C, bool write_dinp) {
   check_dims("layer_norm_backward", N, C);
   const T inv_c = T(1) / static_cast<T>(C);
   for (int n = 0; n < N; ++n) {
@@ -116,14 +116,15 @@ void layer_norm_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* 
       if (dweight) xsimd::fma(d, xhat, batch::load_unaligned(dweight + c)).store_unaligned(dweight + c);
       if (dx)
         xsimd::fma(sb, xsimd::fnma(xhat, gxm, xsimd::fms(d, batch::load_unaligned(weight + c), gm)),
-                   batch::load_unaligned(dx + c))
+                   write_dinp ? batch(T(0)) : batch::load_unaligned(dx + c))
             .store_unaligned(dx + c);
     }
     for (; c < C; ++c) {
       const T xhat = (x[c] - m) * s;
       if (dbias) dbias[c] += dy[c];
       if (dweight) dweight[c] = std::fma(dy[c], xhat, dweight[c]);
-      if (dx) dx[c] = std::fma(s, std::fma(-xhat, g_xhat_mean, std::fma(dy[c], weight[c], -g_mean)), dx[c]);
+      if (dx)
+        dx[c] = std::fma(s, std::fma(-xhat, g_xhat_mean, std::fma(dy[c], weight[c], -g_mean)), write_dinp ? T(0) : dx[c]);
     }
   }
 }
@@ -141,9 +142,9 @@ template void layer_norm_forward<float>(float*, float*, float*, const float*, co
 template void layer_norm_forward<double>(double*, double*, double*, const double*, const double*,
                                          const double*, int, int, double);
 template void layer_norm_backward<float>(float*, float*, float*, const float*, const float*,
-                                         const float*, const float*, const float*, int, int);
+                                         const float*, const float*, const float*, int, int, bool);
 template void layer_norm_backward<double>(double*, double*, double*, const double*,
                                           const double*, const double*, const double*,
-                                          const double*, int, int);
+                                          const double*, int, int, bool);
 
 }  // namespace attnlab::nn

@@ -25,12 +25,14 @@ void layer_norm_forward(T* out, T* mean, T* rstd, const T* inp, const T* weight,
 /// xhat = (x - mean) * rstd and g = dout * weight, per row:
 ///   dinp    += rstd * (g - mean_c(g) - xhat * mean_c(g * xhat))
 ///   dweight += dout * xhat,   dbias += dout.
+/// With write_dinp, dinp is written (= instead of +=; the same bytes as
+/// adding into zeros), so a caller need not fill it first.
 /// Throws std::invalid_argument unless N, C >= 1.
 /// Source: the derivative of the forward above (as in karpathy/llm.c
 /// layernorm_backward).
 template <class T>
 void layer_norm_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* mean,
-                         const T* rstd, const T* inp, const T* weight, int N, int C);
+                         const T* rstd, const T* inp, const T* weight, int N, int C, bool write_dinp = false);
 
 /// nn.LayerNorm(C)'s initialisation: weight (C) = 1, bias (C) = 0. Draws
 /// nothing from the generator (torch_rng.md §7).

@@ -14,10 +14,11 @@ namespace attnlab::nn {
 template <class Real>
 void mean_over_time_forward(Real* out, const Real* inp, int B, int T, int C);
 
-/// Backward pass: ADDS dout[b, c] / T into dinp[b, t, c] for every t.
+/// Backward pass: ADDS dout[b, c] / T into dinp[b, t, c] for every t; with
+/// write_dinp, writes it (the same bytes as adding into zeros, no fill).
 ///   dinp (B, T, C), dout (B, C).
 /// Throws std::invalid_argument unless B, T, C >= 1.
 template <class Real>
-void mean_over_time_backward(Real* dinp, const Real* dout, int B, int T, int C);
+void mean_over_time_backward(Real* dinp, const Real* dout, int B, int T, int C, bool write_dinp = false);
 
 }  // namespace attnlab::nn

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -97,6 +98,28 @@ TEST(LayerNorm, MatchesPyTorch) {
   expect_close_to_torch("dinp", dinp.data(), as_floats(c["dinp"]));
   expect_close_to_torch("dweight", dweight.data(), as_floats(c["dweight"]));
   expect_close_to_torch("dbias", dbias.data(), as_floats(c["dbias"]));
+}
+
+// write_dinp gives the bytes of adding into zeros (callers drop their fill on
+// that promise), whatever dinp held; dweight and dbias still add.
+TEST(LayerNorm, BackwardWritingDinpGivesTheBytesOfAddingIntoZeros) {
+  const int N = 5, C = 11;  // C: a whole register and a tail
+  std::vector<float> x(N * C), w(C), b(C), dout(N * C), out(N * C), mean(N), rstd(N);
+  for (int i = 0; i < N * C; ++i) {
+    x[i] = std::sin(0.7f * i) * 2.0f;
+    dout[i] = std::cos(1.3f * i);
+  }
+  for (int c = 0; c < C; ++c) w[c] = 0.5f + 0.1f * c, b[c] = -0.2f * c;
+  attnlab::nn::layer_norm_forward(out.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C);
+  std::vector<float> added(N * C, 0.0f), written(N * C, 123.0f), dw0(C, 0.5f), db0(C, 0.5f), dw1(dw0), db1(db0);
+  attnlab::nn::layer_norm_backward(added.data(), dw0.data(), db0.data(), dout.data(), mean.data(), rstd.data(),
+                                   x.data(), w.data(), N, C);
+  attnlab::nn::layer_norm_backward(written.data(), dw1.data(), db1.data(), dout.data(), mean.data(), rstd.data(),
+                                   x.data(), w.data(), N, C, true);
+  EXPECT_EQ(std::memcmp(added.data(), written.data(), added.size() * sizeof(float)), 0);
+  EXPECT_EQ(dw0, dw1);
+  EXPECT_EQ(db0, db1);
+  EXPECT_NE(added[0], 0.0f);
 }
 
 // nn.LayerNorm(4) right after construction (data/nn/layers_init.json, seed1):

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -30,6 +31,15 @@ TEST(MeanOverTime, ForwardAndBackwardByHand) {
   attnlab::nn::mean_over_time_backward(dinp, dout, 1, 2, 2);
   const float want[] = {1.5f, -1, 1.5f, -1};
   for (int i = 0; i < 4; ++i) EXPECT_EQ(dinp[i], want[i]) << i;
+  // written instead of added: the prefill is gone, and a dout of -0 gives +0 as 0 + -0 does
+  const float dout_zero[] = {-0.0f, -4};
+  float written[] = {7, 7, 7, 7};
+  attnlab::nn::mean_over_time_backward(written, dout_zero, 1, 2, 2, true);
+  const float want_written[] = {0.0f, -2, 0.0f, -2};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(written[i], want_written[i]) << i;
+    EXPECT_FALSE(std::signbit(written[i]) && written[i] == 0.0f) << "a +0, as adding into zeros gives, at " << i;
+  }
   EXPECT_THROW(attnlab::nn::mean_over_time_forward(out, x, 1, 0, 2), std::invalid_argument);
 }
 
