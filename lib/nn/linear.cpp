@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nn/column_sums.hpp"
 #include "random/generator.hpp"
 #include "tensor/gemm.hpp"
 
@@ -50,11 +51,8 @@ void linear_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* inp,
     tensor::gemm<T>(true, false, OC, C, N, T(1), dout, OC, inp, C, T(1), dweight, C);
   }
   if (dbias) {
-    // dbias (OC) += column sums of dout (N, OC)
-    for (int n = 0; n < N; ++n) {
-      const T* row = dout + static_cast<std::size_t>(n) * OC;
-      for (int o = 0; o < OC; ++o) dbias[o] += row[o];
-    }
+    // dbias (OC) += column sums of dout (N, OC), rows in order
+    detail::add_column_sums(dbias, dout, std::size_t(OC), std::size_t(N), std::size_t(OC));
   }
 }
 

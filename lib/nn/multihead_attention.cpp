@@ -7,6 +7,7 @@
 #include <string>
 
 #include "nn/mha_heads.hpp"
+#include "nn/column_sums.hpp"
 #include "tensor/gemm.hpp"
 
 namespace attnlab::nn {
@@ -84,12 +85,7 @@ void fill_rows_with_bias(T* dst, std::size_t ld, std::size_t rows, const T* bias
     for (std::size_t c = 0; c < n; ++c) dst[r * ld + c] = bias[c];
 }
 
-// bias_grad (n) += column sums of a strided (rows, n) block.
-template <class T>
-void add_column_sums(T* bias_grad, const T* src, std::size_t ld, std::size_t rows, std::size_t n) {
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < n; ++c) bias_grad[c] += src[r * ld + c];
-}
+using detail::add_column_sums;  // bias_grad (n) += column sums of a strided (rows, n) block
 
 // The key/value rows that come from the inputs, as blocks of consecutive rows
 // (input row, cache row, count). Appended keys interleave with them only
