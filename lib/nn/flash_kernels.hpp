@@ -42,17 +42,21 @@ inline int flash_padded(int n) { return (n + kFlashColumnPad - 1) / kFlashColumn
 
 /// kT[e * ld_t + j] = k[j * ld_k + e] for e < D, j < S; 0 for S <= j < ld_t.
 /// Floats under AVX2 go 8 keys × 8 values at a time through a register
-/// transpose (nn/transpose_kernels.hpp); the rest key by key, each key's D
+/// transpose (nn/transpose_kernels.hpp), then 8 keys × 4; the rest key by key, each key's D
 /// values one read, where e by e would walk every key's row D times.
 template <class T>
 void pack_keys_transposed(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {
   int j0 = 0, e0 = 0;  // keys below j0 and, for them, values below e0 are packed
 #if defined(__AVX2__)
   if constexpr (std::is_same_v<T, float>) {
-    for (; j0 + 8 <= S; j0 += 8)
-      for (int e = 0; e + 8 <= D; e += 8)
+    const int e8 = D / 8 * 8;
+    e0 = D / 4 * 4;  // then 4 values at a time: a head of 4 went key by key
+    for (; j0 + 8 <= S; j0 += 8) {
+      for (int e = 0; e < e8; e += 8)
         transpose_8x8(kT + std::size_t(e) * ld_t + j0, ld_t, k + std::size_t(j0) * ld_k + e, ld_k);
-    e0 = D / 8 * 8;
+      for (int e = e8; e < e0; e += 4)
+        transpose_8x4(kT + std::size_t(e) * ld_t + j0, ld_t, k + std::size_t(j0) * ld_k + e, ld_k);
+    }
   }
 #endif
   // what the transposes left (none at the course's 8 keys of 8 values: the

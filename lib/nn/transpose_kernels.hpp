@@ -50,6 +50,19 @@ namespace attnlab::nn::detail {
   #pragma GCC unroll 8
   for (int j = 0; j < 8; ++j) _mm256_storeu_ps(out + std::size_t(j) * ld_out, r[j]);
 }
+
+/// out[j · ld_out + r] = in[r · ld_in + j] for r < 8, j < 4: 8 rows of 4
+/// values (a head of 4, as in heads' 8 heads of d_model 32) become 4 rows
+/// of 8, two 4 x 4 transposes joined.
+[[gnu::always_inline]] inline void transpose_8x4(float* out, int ld_out, const float* in, int ld_in) {
+  __m128 r[8];
+  #pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_ps(in + std::size_t(i) * ld_in);
+  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
+  _MM_TRANSPOSE4_PS(r[4], r[5], r[6], r[7]);
+  #pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) _mm256_storeu_ps(out + std::size_t(j) * ld_out, _mm256_set_m128(r[j + 4], r[j]));
+}
 #endif
 
 }  // namespace attnlab::nn::detail
