@@ -6,7 +6,9 @@
 //                 AVX2 floats): each row is loaded once and stays in a
 //                 register through max, exp, sum, scale and the dropout
 //                 mask, and the backward's two transposed tiles are written
-//                 by an 8 × 8 register transpose. perf of a 2-block
+//                 by an 8 × 8 register transpose (and the forward's
+//                 softmax_dropout_columns_8x8, the same rows given by
+//                 columns). perf of a 2-block
 //                 rnn_vs_attention row put the general version's scalar
 //                 dropout loops and column stores at 5 % of the step and its
 //                 one-register-long row loops at another 4 %.
