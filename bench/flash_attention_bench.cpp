@@ -56,7 +56,7 @@ void BM_FlashForward(benchmark::State& state) {
   state.counters["block_k"] = blocks.k;
 }
 
-// the heads on two threads, as `timing` runs with --jobs 2 (the projections stay on one)
+// on two threads, as `timing` runs with --jobs 2: heads and projection rows split
 void BM_FlashForwardTwoThreads(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int T = int(state.range(0));

@@ -14,7 +14,7 @@ peak (the time no implementation on this machine can beat), and attnlab's
 wall time as a multiple of it. And the same for `timing`'s attention forward:
 2 x (4·B·T·C² + 2·B·H·T²·D) FLOPs per pass at each length, against its
 measured milliseconds, run with --jobs 1 against the one-core floor and with
---jobs 2 (its heads on two threads; the projections stay on one) against
+--jobs 2 (its heads and its projections' rows split over two threads) against
 the two-core floor.
 
 Run:  python3 scripts/bench_vs_pytorch.py [--repeat N] [--attnlab build/attnlab] [--timing-only] [PAIR ...]

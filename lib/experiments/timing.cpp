@@ -7,7 +7,8 @@
 //
 // Both are timed as the script runs them, for inference: the attention with
 // need_weights=False takes the flash path (nn/flash_attention.hpp), which
-// never holds the B·H·T² weights and runs its heads on --jobs threads, and
+// never holds the B·H·T² weights and runs its heads and its projections'
+// rows on --jobs threads, and
 // the LSTM keeps no cache for a backward pass (nn/lstm_inference.hpp). Memory is then linear in T: about 100 MB at
 // the longest length allowed, 8192 (the cost table's longest), with the
 // default batch, width and heads.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <barrier>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -150,6 +152,59 @@ void forward_heads(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDim
   }
 }
 
+// Runs step(phase, part) for every part in `parts` and every phase in
+// [0, phases): each part on a thread of its own (the caller's takes part 0),
+// a barrier between phases, so phase k of every part ends before phase k + 1
+// of any begins. A thread that cannot be started (no room for its stack, a
+// process limit) leaves its part to the caller, which runs it after its own:
+// the parts, not the threads, decide what is computed. One set of threads per
+// call, not one per phase: at T = 32 a forward pass is ~0.1 ms and a thread
+// start ~0.02 ms. `step` must not throw (the callers check their inputs first).
+template <class F>
+void run_parts_in_phases(int parts, int phases, const F& step) {
+  if (parts == 1) {
+    for (int phase = 0; phase < phases; ++phase) step(phase, 0);
+    return;
+  }
+  std::barrier sync(parts);
+  const auto worker = [&](int part) {
+    for (int phase = 0; phase < phases; ++phase) {
+      step(phase, part);
+      sync.arrive_and_wait();
+    }
+  };
+  std::vector<int> mine{0};
+  std::vector<std::thread> others;
+  others.reserve(std::size_t(parts - 1));
+  for (int part = 1; part < parts; ++part) {
+    try {
+      others.emplace_back(worker, part);
+    } catch (const std::system_error&) {
+      mine.push_back(part);
+    }
+  }
+  for (int phase = 0; phase < phases; ++phase) {
+    for (int part : mine) step(phase, part);
+    sync.wait(sync.arrive(std::ptrdiff_t(mine.size())));
+  }
+  for (auto& th : others) th.join();
+}
+
+// Heads are independent and each writes its own columns of y; part t of n
+// takes a fixed run of them with its own tile, and a head's arithmetic is the
+// same in any part, so y's bytes do not depend on the number of parts.
+template <class T>
+void heads_part(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDims& d, FlashBlocks blocks, int part,
+                int parts) {
+  const int heads = d.B * d.H;
+  const auto first = [&](int t) { return int(std::int64_t(heads) * t / parts); };
+  forward_heads<T>(workspace, tile + std::size_t(part) * tile_layout(d, blocks).total, masks, d, blocks, first(part),
+                   first(part + 1));
+}
+
+// Parts for `threads`: no more than there are heads.
+int parts_for(const MhaDims& d, int threads) { return std::min(threads, d.B * d.H); }
+
 }  // namespace
 
 std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks, int threads) {
@@ -163,20 +218,8 @@ void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, co
                              int threads) {
   check_blocks(blocks);
   check_threads(threads);
-  // Heads are independent and each writes its own columns of y; a thread
-  // takes a fixed run of them with its own tile, and a head's arithmetic is
-  // the same on any thread, so y's bytes do not depend on `threads`.
-  const int heads = d.B * d.H;
-  const int n = std::min(threads, heads);
-  const std::size_t tile_size = tile_layout(d, blocks).total;
-  const auto first = [&](int t) { return int(std::int64_t(heads) * t / n); };
-  std::vector<std::thread> others;
-  others.reserve(std::size_t(n - 1));
-  for (int t = 1; t < n; ++t)
-    others.emplace_back(forward_heads<T>, workspace, tile + std::size_t(t) * tile_size, std::cref(masks), std::cref(d),
-                        blocks, first(t), first(t + 1));
-  forward_heads<T>(workspace, tile, masks, d, blocks, 0, first(1));
-  for (auto& th : others) th.join();
+  const int parts = parts_for(d, threads);
+  run_parts_in_phases(parts, 1, [&](int, int part) { heads_part(workspace, tile, masks, d, blocks, part, parts); });
 }
 
 template <class T>
@@ -184,10 +227,19 @@ void mha_flash_forward(T* out, T* workspace, const T* query, const T* key, const
                        const MhaParams<T>& p, const MhaDims& d, FlashBlocks blocks, int threads) {
   check_blocks(blocks);
   check_threads(threads);
+  mha_check_bias_kv(p, d);  // before any thread starts: the steps below cannot throw
   const MhaCacheLayout L = mha_cache_layout(d, false);
-  mha_in_projection(workspace, L, query, key, value, p, d);
-  flash_attention_forward(workspace, workspace + L.total, masks, d, blocks, threads);
-  mha_out_projection(out, workspace + L.y, p, d);
+  // Three phases, every part in each: its share of the input projections' rows,
+  // its run of heads, its share of the out-projection's rows. Shares cut at
+  // multiples of 48 rows give the whole products' bytes (tensor/row_share.hpp),
+  // so out does not depend on `threads` either.
+  const int parts = parts_for(d, threads);
+  run_parts_in_phases(parts, 3, [&](int phase, int part) {
+    const tensor::RowShare share{part, parts};
+    if (phase == 0) mha_in_projection(workspace, L, query, key, value, p, d, share);
+    if (phase == 1) heads_part(workspace, workspace + L.total, masks, d, blocks, part, parts);
+    if (phase == 2) mha_out_projection(out, workspace + L.y, p, d, share);
+  });
 }
 
 #define ATTNLAB_FLASH_INSTANTIATE(T)                                                                          \

@@ -52,10 +52,13 @@ std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks = {}, 
 ///   masks, p, d: as mha_forward (every mask, every MhaVariant option)
 /// The same product fusions as mha_forward (one (B·T, C)·(C, 3C) product for
 /// self-attention with packed weights).
-///   threads    the B·H heads are split into that many fixed runs, one thread
-///              each (the caller's thread takes the first); the output's bytes
-///              are the same for every value. No heap allocation with
-///              threads = 1; each further thread is a std::thread.
+///   threads    the work is split into that many fixed parts (no more than
+///              B·H), one thread each (the caller's thread takes the first):
+///              each part's share of the projections' rows, cut at multiples
+///              of 48 (tensor/row_share.hpp), then its run of heads; the
+///              output's bytes are the same for every value. No heap
+///              allocation with threads = 1; each further thread is a
+///              std::thread, started once per call.
 /// Throws std::invalid_argument for a block size or threads < 1, or when
 /// add_bias_kv lacks bias_k / bias_v.
 /// Source: PyTorch 1.13 multi_head_attention_forward (what is computed);

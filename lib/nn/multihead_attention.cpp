@@ -111,20 +111,25 @@ bool packed_weights(const P& p, const MhaDims& d) {
 }
 
 // One input projection into strided rows: out rows = in (rows, K) · W^T (N, K)
-// [+ bias], beta = 1 after the bias pre-fill (PyTorch's addmm), beta = 0 without.
+// [+ bias], beta = 1 after the bias pre-fill (PyTorch's addmm), beta = 0 without;
+// only the share's rows of it, which give the whole product's bytes.
 template <class T>
-void project(T* out, std::size_t ld_out, const T* in, std::size_t rows, int K, const T* W, int N, const T* bias) {
-  if (rows == 0) return;
-  if (bias) fill_rows_with_bias(out, ld_out, rows, bias, N);
-  tensor::gemm<T>(false, true, int(rows), N, K, T(1), in, K, W, K, bias ? T(1) : T(0), out, int(ld_out));
+void project(T* out, std::size_t ld_out, const T* in, std::size_t ld_in, std::size_t rows, int K, const T* W, int N,
+             const T* bias, tensor::RowShare share) {
+  const tensor::RowRange r = tensor::row_share(rows, share);
+  if (r.size() == 0) return;
+  out += r.first * ld_out;
+  in += r.first * ld_in;
+  if (bias) fill_rows_with_bias(out, ld_out, r.size(), bias, N);
+  tensor::gemm<T>(false, true, int(r.size()), N, K, T(1), in, int(ld_in), W, K, bias ? T(1) : T(0), out,
+                  int(ld_out));
 }
 
 }  // namespace
 
 template <class T>
 void mha_in_projection(T* cache, const MhaCacheLayout& L, const T* query, const T* key, const T* value,
-                       const MhaParams<T>& p, const MhaDims& d) {
-  using tensor::gemm;
+                       const MhaParams<T>& p, const MhaDims& d, tensor::RowShare share) {
   const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), C = d.C;
   T* q = cache + L.q;  // (B·T, C), row stride ld_q
   T* k = cache + L.k;  // (B·S', C), row stride ld_kv
@@ -134,30 +139,28 @@ void mha_in_projection(T* cache, const MhaCacheLayout& L, const T* query, const 
   const T* bk = bq ? bq + C : nullptr;
   const T* bv = bq ? bq + 2 * C : nullptr;
   const bool packed = packed_weights(p, d);
-  if (d.add_bias_kv && (!p.bias_k || !p.bias_v))
-    throw std::invalid_argument("multihead attention: add_bias_kv needs bias_k and bias_v");
+  mha_check_bias_kv(p, d);
 
   // in-projection. Packed weights fuse the products PyTorch fuses
   // (_in_projection_packed): all three for self-attention, k and v when key is value.
   if (packed && query == key && key == value && Tq == S_in && S == S_in) {
     // self-attention: (B·T, C) · (C, 3C) into [q | k | v]
-    if (bq) fill_rows_with_bias(q, L.ld_q, BT, bq, 3 * C);
-    gemm<T>(false, true, int(BT), 3 * C, C, T(1), query, C, p.q_proj_weight, C, bq ? T(1) : T(0), q, int(L.ld_q));
+    project(q, L.ld_q, query, C, BT, C, p.q_proj_weight, 3 * C, bq, share);
   } else {
-    project(q, L.ld_q, query, BT, C, p.q_proj_weight, C, bq);
+    project(q, L.ld_q, query, C, BT, C, p.q_proj_weight, C, bq, share);
     for_each_kv_block(d, [&](const RowBlock& r) {
       T* kr = k + r.cache_row * L.ld_kv;
       T* vr = v + r.cache_row * L.ld_kv;
       if (packed && key == value) {  // encoder-decoder: (rows, C) · (C, 2C) into [k | v]
-        project(kr, L.ld_kv, key + r.in_row * C, r.rows, C, p.k_proj_weight, 2 * C, bk);
+        project(kr, L.ld_kv, key + r.in_row * C, C, r.rows, C, p.k_proj_weight, 2 * C, bk, share);
       } else {
-        project(kr, L.ld_kv, key + r.in_row * d.kdim, r.rows, d.kdim, p.k_proj_weight, C, bk);
-        project(vr, L.ld_kv, value + r.in_row * d.vdim, r.rows, d.vdim, p.v_proj_weight, C, bv);
+        project(kr, L.ld_kv, key + r.in_row * d.kdim, d.kdim, r.rows, d.kdim, p.k_proj_weight, C, bk, share);
+        project(vr, L.ld_kv, value + r.in_row * d.vdim, d.vdim, r.rows, d.vdim, p.v_proj_weight, C, bv, share);
       }
     });
   }
   // appended keys: bias_k / bias_v (add_bias_kv), then zeros (add_zero_attn), for every batch
-  for (int b = 0; b < B; ++b) {
+  for (int b = 0; b < B && share.part == 0; ++b) {
     int j = S_in;
     if (d.add_bias_kv) {
       std::copy_n(p.bias_k, C, k + b * L.kv_b + j * L.kv_j);
@@ -173,8 +176,8 @@ void mha_in_projection(T* cache, const MhaCacheLayout& L, const T* query, const 
 }
 
 template <class T>
-void mha_out_projection(T* out, const T* y, const MhaParams<T>& p, const MhaDims& d) {
-  project(out, d.C, y, std::size_t(d.B) * d.T, d.C, p.out_proj_weight, d.C, p.out_proj_bias);
+void mha_out_projection(T* out, const T* y, const MhaParams<T>& p, const MhaDims& d, tensor::RowShare share) {
+  project(out, d.C, y, d.C, std::size_t(d.B) * d.T, d.C, p.out_proj_weight, d.C, p.out_proj_bias, share);
 }
 
 template <class T>
@@ -294,8 +297,8 @@ void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scr
 
 #define ATTNLAB_MHA_INSTANTIATE(T)                                                                   \
   template void mha_in_projection<T>(T*, const MhaCacheLayout&, const T*, const T*, const T*,            \
-                                     const MhaParams<T>&, const MhaDims&);                              \
-  template void mha_out_projection<T>(T*, const T*, const MhaParams<T>&, const MhaDims&);                 \
+                                     const MhaParams<T>&, const MhaDims&, tensor::RowShare);            \
+  template void mha_out_projection<T>(T*, const T*, const MhaParams<T>&, const MhaDims&, tensor::RowShare); \
   template void mha_forward<T>(T*, T*, MhaWeights, T*, const T*, const T*, const T*, const MhaMasks<T>&, \
                                const MhaDropout<T>&, const MhaParams<T>&, const MhaDims&);             \
   template void mha_backward<T>(T*, T*, T*, const MhaGrads<T>&, T*, const T*, const T*, const T*,        \

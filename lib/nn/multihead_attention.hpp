@@ -43,8 +43,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 
 #include "random/generator.hpp"
+#include "tensor/row_share.hpp"
 
 namespace attnlab::nn {
 
@@ -232,12 +234,21 @@ void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query,
 /// (nn/flash_attention.hpp): the input projections (and appended keys) into q,
 /// k, v of `cache` laid out as L says, with the same fused products; and
 /// out (B·T, C) = y · out_proj_weight^T + out_proj_bias, y (B·T, C) in out's row order.
-/// mha_in_projection throws std::invalid_argument when add_bias_kv lacks bias_k / bias_v.
+/// mha_in_projection throws std::invalid_argument when add_bias_kv lacks bias_k / bias_v
+/// (mha_check_bias_kv, which a caller can run first to know the call will not throw).
+///   share  the part of every product's rows to compute (tensor/row_share.hpp),
+///          so that threads can split them: the parts together write what the
+///          whole call writes, to the byte; part 0 also writes the appended keys.
+template <class T>
+void mha_check_bias_kv(const MhaParams<T>& p, const MhaDims& d) {
+  if (d.add_bias_kv && (!p.bias_k || !p.bias_v))
+    throw std::invalid_argument("multihead attention: add_bias_kv needs bias_k and bias_v");
+}
 template <class T>
 void mha_in_projection(T* cache, const MhaCacheLayout& L, const T* query, const T* key, const T* value,
-                       const MhaParams<T>& p, const MhaDims& d);
+                       const MhaParams<T>& p, const MhaDims& d, tensor::RowShare share = {});
 template <class T>
-void mha_out_projection(T* out, const T* y, const MhaParams<T>& p, const MhaDims& d);
+void mha_out_projection(T* out, const T* y, const MhaParams<T>& p, const MhaDims& d, tensor::RowShare share = {});
 
 /// Backward pass of mha_forward: ADDS (+=) the gradients of the loss into
 ///   d_query, d_key, d_value (the inputs' shapes and layout) and the parameter

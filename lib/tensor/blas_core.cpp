@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tensor/gemm.hpp"
+
 namespace attnlab::tensor {
 
 namespace {
@@ -28,6 +30,11 @@ std::string select_core() {
     quit();
     init();
   }
+  // One OpenBLAS thread per product, for every program on the library, not
+  // only the CLI: OpenBLAS splits a threaded product by its own thread count,
+  // which moves last bits from one machine to the next, and attnlab splits
+  // products between its own threads at cuts that do not (row_share.hpp).
+  set_blas_threads(1);
   if (!name) return "unknown (not a DYNAMIC_ARCH OpenBLAS)";
   return name();
 }

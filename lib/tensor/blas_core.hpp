@@ -19,7 +19,9 @@ namespace attnlab::tensor {
 /// OpenBLAS core name such as SkylakeX, faster on AVX-512 machines but
 /// printing other trained digits than data/chapter.txt). It stays OpenBLAS's
 /// own choice when the CPU lacks AVX2/FMA or the BLAS is not a DYNAMIC_ARCH
-/// OpenBLAS (the name then says so). Thread-safe; never throws.
+/// OpenBLAS (the name then says so). The first call also pins OpenBLAS to one
+/// thread (set_blas_threads in gemm.hpp can undo it): a threaded product's
+/// bits depend on the machine's core count. Thread-safe; never throws.
 const std::string& blas_core();
 
 }  // namespace attnlab::tensor

@@ -16,9 +16,10 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda,
           const T* B, int ldb, T beta, T* C, int ldc);
 
-/// Pin OpenBLAS to one thread: attnlab parallelises across independent
-/// runs instead (xtensor_notes.md: a second BLAS thread at our shapes is
-/// sometimes slower and always burns a core spinning).
+/// OpenBLAS's thread count; blas_core() sets 1 at load time. attnlab
+/// parallelises across independent runs and row shares instead
+/// (xtensor_notes.md: a second BLAS thread at our shapes is sometimes slower
+/// and always burns a core spinning).
 void set_blas_threads(int n);
 
 }  // namespace attnlab::tensor

@@ -223,6 +223,18 @@ std::vector<FlashCase> cases() {
     v.push_back(c);
   }
   {
+    // rows enough for threads to split every projection: B·T = 150 queries,
+    // keys and values in 3 blocks of 61 input rows, each followed by its 2 appended keys
+    auto c = make("cross_many_rows_bias_kv", 3, 50, 61, 16, 2, {16, 32});
+    c.self = false, c.bias_kv = true, c.zero_attn = true, c.key_padding = true;
+    v.push_back(c);
+  }
+  {
+    auto c = make("kdim_vdim_many_rows_sequence_first", 4, 40, 30, 16, 2, {16, 16});
+    c.self = false, c.kdim = 5, c.vdim = 11, c.batch_first = false;
+    v.push_back(c);
+  }
+  {
     auto c = make("kdim_vdim_no_bias", 2, 6, 8, 16, 4, {4, 3});
     c.self = false, c.kdim = 5, c.vdim = 11, c.bias = false, c.key_padding = true;
     v.push_back(c);
