@@ -28,13 +28,19 @@ TEST(RowShare, PartsTileTheRowsInOrderAtMultiplesOf48) {
         if (r.last != rows) {
           EXPECT_EQ(r.last % kRowShareQuantum, 0u);
         }
-        // as even as whole blocks of 48 allow
-        EXPECT_LE(r.size(), (rows / kRowShareQuantum / parts + 1) * kRowShareQuantum);
+        // as even as whole blocks of 48 allow, the rest of a block on the last part
+        EXPECT_LE(r.size(), (rows / kRowShareQuantum / parts + 1) * kRowShareQuantum + kRowShareQuantum - 1);
+        // no sliver: a part is empty, has 48 rows or more, or is all of them
+        if (r.size() > 0 && r.size() < kRowShareQuantum) {
+          EXPECT_EQ(r.size(), rows);
+        }
         next = r.last;
       }
       EXPECT_EQ(next, rows);
     }
-  EXPECT_EQ(row_share(4096, {0, 2}).last, 2064u);  // 86 blocks of 48 = 2 × 43
+  EXPECT_EQ(row_share(4096, {0, 2}).last, 2016u);  // 85 whole blocks of 48: 42 and 43 (+ 16 rows)
+  EXPECT_EQ(row_share(97, {1, 3}).last, 48u);       // 97 = 2 blocks + 1 row in 3 parts: 0 | 48 | 49
+  EXPECT_EQ(row_share(97, {2, 3}).first, 48u);
 }
 
 // C (M, N) = A (M, K) · W^T [+ C] as the projections call it, whole and by shares.
@@ -62,7 +68,7 @@ void expect_shares_match_whole() {
     int M, N, K;
   };
   std::vector<Shape> shapes{{20000, 192, 64}};
-  for (int M : {5, 47, 97, 250, 4096})
+  for (int M : {5, 47, 97, 145, 250, 4096})
     for (int N : {32, 64, 128, 192})
       for (int K : {16, 32, 64, 65}) shapes.push_back({M, N, K});
   for (const auto [M, N, K] : shapes) {
