@@ -47,7 +47,9 @@ const std::vector<Case> kCases = {
     {"permutation", {{"width", 1024}}},
     {"mha_shapes", {{"width", 256}, {"heads", 8}, {"batch", 8}, {"length", 256}}},
     {"heads", {{"heads", {1, 4}}, {"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}},
-    {"heads", {{"heads", {1, 4}}, {"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}, 2},
+    // measured 1.000 on an idle machine, 1.159 once in CI beside other tests: there the 1-head row was done
+    // before the 4-head row's peak; the estimate holds both rows at their peaks at once, as a loaded machine can
+    {"heads", {{"heads", {1, 4}}, {"d_model", 64}, {"n_train", 6000}, {"n_val", 2048}, {"epochs", 1}, {"batch_size", 2048}}, 2, 1.3},
     {"heads", {{"heads", json::array()}, {"d_model", 1024}}},
     {"self_cross", {{"batch", 8}, {"width", 256}, {"source_length", 512}, {"target_length", 256}}},
     // measured 2.10: its ints print short, the bound assumes 40 characters (23 MB at its largest, length 256)
