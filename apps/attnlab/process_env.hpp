@@ -1,0 +1,28 @@
+#pragma once
+
+namespace attnlab::cli {
+
+/// Makes sure attnlab runs with the process environment it needs, which only
+/// takes effect as the program loads: OPENBLAS_NUM_THREADS=1 and the glibc
+/// malloc settings of resources::malloc_tunables. When either is missing it
+/// sets them and re-executes /proc/self/exe with the same arguments; exec
+/// ends every thread the first image started.
+///
+/// OPENBLAS_NUM_THREADS: OpenBLAS reads it once, as it loads (before main),
+/// and starts that many minus one workers; attnlab pins every product to one
+/// BLAS thread and parallelises rows itself, so the workers never run a
+/// product, yet under `ulimit -v` one of them retries its 128 MiB buffer
+/// allocation for ever and exit() waits for it (issue 9: `attnlab --version`
+/// never returned under `ulimit -v 150000`).
+///
+/// GLIBC_TUNABLES: glibc reads it as it loads; a user's own items are kept
+/// and win over ours (resources/malloc_tunables.hpp says what and why: the
+/// buffers' first touch on huge pages, issue 15).
+///
+/// If the exec fails (no /proc), it returns and the run goes on as before,
+/// with idle workers and glibc's default malloc. Call first thing in main.
+/// Does nothing when ATTNLAB_NO_REEXEC is set (for debuggers and valgrind,
+/// which should not follow an exec).
+void reexec_with_process_env(char** argv);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,37 @@
+// What `attnlab` sets GLIBC_TUNABLES to before it re-executes itself
+// (apps/attnlab/process_env.cpp): ours added, a user's own kept and winning.
+#include <gtest/gtest.h>
+
+#include "resources/malloc_tunables.hpp"
+
+namespace attnlab::resources {
+namespace {
+
+TEST(MallocTunables, UnsetGetsAllThree) {
+  EXPECT_EQ(malloc_tunables(""),
+            "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:glibc.malloc.arena_max=1");
+}
+
+TEST(MallocTunables, AUsersOwnValueWinsAndTheirOthersAreKept) {
+  EXPECT_EQ(malloc_tunables("glibc.malloc.arena_max=4:glibc.malloc.check=3"),
+            "glibc.malloc.arena_max=4:glibc.malloc.check=3:glibc.malloc.hugetlb=1:"
+            "glibc.malloc.mmap_threshold=33554432");
+  EXPECT_EQ(malloc_tunables("glibc.malloc.hugetlb=0"),
+            "glibc.malloc.hugetlb=0:glibc.malloc.mmap_threshold=33554432:glibc.malloc.arena_max=1");
+  // A trailing or doubled ':' is left as the user wrote it, with no empty item added.
+  EXPECT_EQ(malloc_tunables("glibc.malloc.tcache_count=0:"),
+            "glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
+            "glibc.malloc.arena_max=1");
+}
+
+TEST(MallocTunables, ApplyingTwiceChangesNothing) {
+  // The re-exec stops once the variable is what it wants: no exec loop.
+  for (const std::string start : {"", "glibc.malloc.arena_max=2", "x=1::y=2"})
+    EXPECT_EQ(malloc_tunables(malloc_tunables(start)), malloc_tunables(start)) << start;
+  std::string all;
+  for (const auto& t : kMallocTunables) all += (all.empty() ? "" : ":") + t;
+  EXPECT_EQ(malloc_tunables(all), all);
+}
+
+}  // namespace
+}  // namespace attnlab::resources
