@@ -78,7 +78,7 @@ class EpochLoop {
         }
         loss_sum += loss;
         report();
-        optim::clip_grad_norm(params.grads().data(), params.count(), s_.max_norm);
+        optim::clip_grads(params.grads().data(), params.count(), s_.max_norm);
         opt.set_lr(lr_at(s_.lr, s_.lr_schedule, steps_done++, total_steps));
         opt.step(params.values().data(), params.grads().data());
       }
