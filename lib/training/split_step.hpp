@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "random/generator.hpp"
-#include "training/helper_thread.hpp"
+#include "threads/helper_thread.hpp"
 #include "training/spare_cores.hpp"
 
 namespace attnlab::training {
@@ -103,7 +103,7 @@ class StepRunner {
 
   Model& model_;
   std::optional<Model> replica_;
-  HelperThread helper_;
+  threads::HelperThread helper_;
 };
 
 }  // namespace attnlab::training

@@ -19,7 +19,6 @@
 #include "models/transformer_classifier.hpp"
 #include "training/batch.hpp"
 #include "training/fit.hpp"
-#include "training/helper_thread.hpp"
 #include "training/parallel.hpp"
 #include "training/spare_cores.hpp"
 #include "training/split_step.hpp"
@@ -194,21 +193,6 @@ TEST(SpareCores, RunParallelLendsTheThreadsNoTaskUses) {
     return_spare_core();
   }
   EXPECT_EQ(spare_cores(), before);
-}
-
-TEST(HelperThread, RunsBothAndRethrowsEitherFailure) {
-  HelperThread helper;
-  int a = 0, b = 0;
-  auto job = [&] { a += 1; };
-  auto here = [&] { b += 2; };
-  for (int i = 0; i < 100; ++i) helper.run_beside(job, here);
-  EXPECT_EQ(a, 100);
-  EXPECT_EQ(b, 200);
-  auto fails = [] { throw std::runtime_error("helper"); };
-  EXPECT_THROW(helper.run_beside(fails, here), std::runtime_error);
-  EXPECT_THROW(helper.run_beside(job, fails), std::runtime_error);
-  helper.run_beside(job, here);  // still usable after a failure
-  EXPECT_EQ(a, 102);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "training/helper_thread.hpp"
+#include "threads/helper_thread.hpp"
 
 #include <chrono>
 #include <system_error>
@@ -7,7 +7,7 @@
 #include <immintrin.h>
 #endif
 
-namespace attnlab::training {
+namespace attnlab::threads {
 
 namespace {
 // Long enough to cover the time between two steps (clipping, AdamW, the next
@@ -66,29 +66,46 @@ void HelperThread::loop() {
   }
 }
 
-void HelperThread::run_beside_(Call job, Call here) {
+bool HelperThread::post_(Call job) {
   if (!thread_.joinable()) {
     try {
       thread_ = std::thread([this] { loop(); });
-    } catch (const std::system_error&) {  // no room for a thread: both here, in order
-      here();
-      job();
-      return;
+    } catch (const std::system_error&) {
+      return false;
     }
   }
   job_ = job;
   set(posted);
+  return true;
+}
+
+void HelperThread::wait() {
+  wait_while(posted);
+  std::exception_ptr theirs = std::move(failure_);
+  failure_ = nullptr;
+  if (theirs) std::rethrow_exception(theirs);
+}
+
+void HelperThread::run_beside_(Call job, Call here) {
+  if (!post_(job)) {  // no room for a thread: both here, in order
+    here();
+    job();
+    return;
+  }
   std::exception_ptr mine;
   try {
     here();
   } catch (...) {
     mine = std::current_exception();
   }
-  wait_while(posted);
-  std::exception_ptr theirs = std::move(failure_);
-  failure_ = nullptr;
+  std::exception_ptr theirs;
+  try {
+    wait();
+  } catch (...) {
+    theirs = std::current_exception();
+  }
   if (mine) std::rethrow_exception(mine);
   if (theirs) std::rethrow_exception(theirs);
 }
 
-}  // namespace attnlab::training
+}  // namespace attnlab::threads
