@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <barrier>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -12,14 +11,13 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "nn/flash_kernels.hpp"
 #include "nn/mha_heads.hpp"
 #include "nn/softmax_kernels.hpp"
+#include "threads/phased_parts.hpp"
 
 namespace attnlab::nn {
 
@@ -152,44 +150,6 @@ void forward_heads(T* workspace, T* tile, const MhaMasks<T>& masks, const MhaDim
   }
 }
 
-// Runs step(phase, part) for every part in `parts` and every phase in
-// [0, phases): each part on a thread of its own (the caller's takes part 0),
-// a barrier between phases, so phase k of every part ends before phase k + 1
-// of any begins. A thread that cannot be started (no room for its stack, a
-// process limit) leaves its part to the caller, which runs it after its own:
-// the parts, not the threads, decide what is computed. One set of threads per
-// call, not one per phase: at T = 32 a forward pass is ~0.1 ms and a thread
-// start ~0.02 ms. `step` must not throw (the callers check their inputs first).
-template <class F>
-void run_parts_in_phases(int parts, int phases, const F& step) {
-  if (parts == 1) {
-    for (int phase = 0; phase < phases; ++phase) step(phase, 0);
-    return;
-  }
-  std::barrier sync(parts);
-  const auto worker = [&](int part) {
-    for (int phase = 0; phase < phases; ++phase) {
-      step(phase, part);
-      sync.arrive_and_wait();
-    }
-  };
-  std::vector<int> mine{0};
-  std::vector<std::thread> others;
-  others.reserve(std::size_t(parts - 1));
-  for (int part = 1; part < parts; ++part) {
-    try {
-      others.emplace_back(worker, part);
-    } catch (const std::system_error&) {
-      mine.push_back(part);
-    }
-  }
-  for (int phase = 0; phase < phases; ++phase) {
-    for (int part : mine) step(phase, part);
-    sync.wait(sync.arrive(std::ptrdiff_t(mine.size())));
-  }
-  for (auto& th : others) th.join();
-}
-
 // Heads are independent and each writes its own columns of y; part t of n
 // takes a fixed run of them with its own tile, and a head's arithmetic is the
 // same in any part, so y's bytes do not depend on the number of parts.
@@ -219,7 +179,7 @@ void flash_attention_forward(T* workspace, T* tile, const MhaMasks<T>& masks, co
   check_blocks(blocks);
   check_threads(threads);
   const int parts = parts_for(d, threads);
-  run_parts_in_phases(parts, 1, [&](int, int part) { heads_part(workspace, tile, masks, d, blocks, part, parts); });
+  threads::run_parts_in_phases(parts, 1, [&](int, int part) { heads_part(workspace, tile, masks, d, blocks, part, parts); });
 }
 
 template <class T>
@@ -234,7 +194,7 @@ void mha_flash_forward(T* out, T* workspace, const T* query, const T* key, const
   // multiples of 48 rows give the whole products' bytes (tensor/row_share.hpp),
   // so out does not depend on `threads` either.
   const int parts = parts_for(d, threads);
-  run_parts_in_phases(parts, 3, [&](int phase, int part) {
+  threads::run_parts_in_phases(parts, 3, [&](int phase, int part) {
     const tensor::RowShare share{part, parts};
     if (phase == 0) mha_in_projection(workspace, L, query, key, value, p, d, share);
     if (phase == 1) heads_part(workspace, workspace + L.total, masks, d, blocks, part, parts);

@@ -57,8 +57,9 @@ std::size_t mha_flash_workspace_size(const MhaDims& d, FlashBlocks blocks = {}, 
 ///              each part's share of the projections' rows, cut at multiples
 ///              of 48 (tensor/row_share.hpp), then its run of heads; the
 ///              output's bytes are the same for every value. No heap
-///              allocation with threads = 1; each further thread is a
-///              std::thread, started once per call.
+///              allocation with threads = 1; the further parts run on
+///              helper threads the calling thread keeps from call to call
+///              (threads/phased_parts.hpp), allocated on its first call.
 /// Throws std::invalid_argument for a block size or threads < 1, or when
 /// add_bias_kv lacks bias_k / bias_v.
 /// Source: PyTorch 1.13 multi_head_attention_forward (what is computed);
