@@ -91,7 +91,12 @@ template <class T, int R, int NV>
       for (int v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(qb, kv[v], acc[r][v]);
     }
   }
-  const batch a(alpha);
+  // alpha is read from memory only here: held in a register across the loop
+  // over e, it was the 16th, and GCC spilled a register of keys instead, one
+  // store and six reloads per e (6 rows x 2 registers: load-port bound, the
+  // scores at 2/3 of the mix's speed in perf at T = 512)
+  const volatile T alpha_here = alpha;
+  const auto a = batch::broadcast(T(alpha_here));
   #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
     #pragma GCC unroll 8

@@ -37,7 +37,9 @@ void check_phases(int parts, int phases) {
   ASSERT_EQ(seen.size(), std::size_t(parts) * std::size_t(phases));
   for (int phase = 0; phase < phases; ++phase)
     for (int part = 0; part < parts; ++part) EXPECT_EQ(seen.count({phase, part}), 1u) << phase << "," << part;
-  if (phases > 0) EXPECT_EQ(threads_used.size(), std::size_t(parts));  // one thread per part here
+  if (phases > 0) {
+    EXPECT_EQ(threads_used.size(), std::size_t(parts));  // one thread per part here
+  }
 }
 
 TEST(PhasedParts, EveryStepOnceAndPhasesInOrder) {
