@@ -6,7 +6,7 @@ scripts/course_models.py, our statement of the course's models and training
 
 Then, for each row of attnlab's tables, the achieved GFLOP/s of its training
 (2 x the multiply-adds of every forward and backward pass, from
-`--format json`, over the row's wall time) against the single-threaded
+`--format json`, over the row's median wall time in the same N runs) against the single-threaded
 sgemm peak measured in the same run (build/bench/train_step_bench).
 
 Then each table's FLOP floor: its training FLOPs over two cores at that
@@ -21,7 +21,7 @@ Run:  python3 scripts/bench_vs_pytorch.py [--repeat N] [--attnlab build/attnlab]
 PAIR is a course script number with its spec, e.g. 13, or `heads` (the
 default set is every pair below). PyTorch runs under /usr/bin/python3 (Debian's
 python3-torch); attnlab needs no Python. Each side is run N times (default 3)
-and the median wall time is reported; the PyTorch figure includes its ~2 s
+and the median wall time is reported (timing's too, N runs at each --jobs); the PyTorch figure includes its ~2 s
 `import torch`, as a student running the script pays it too.
 """
 import argparse
@@ -58,9 +58,8 @@ def sgemm_peak(bench):
     return max(b['GFLOP/s'] for b in json.loads(out)['benchmarks']) / 1e9
 
 
-def row_rates(attnlab, spec):
-    out = subprocess.run([attnlab, 'run', spec, '--format', 'json'], check=True, capture_output=True,
-                         text=True, cwd=ROOT).stdout
+def table_rows(out):
+    """(label, training FLOPs, seconds) of each row of a `--format json` table."""
     data = json.loads(out)['results'][0]['data']
     rows = data.get('rows', [data])
     for row in rows:
@@ -70,17 +69,38 @@ def row_rates(attnlab, spec):
             yield label, 2 * macs, row['seconds']
 
 
-def timing_rows(attnlab, jobs):
-    """(T, forward FLOPs, attention seconds) of experiments/timing.json."""
-    out = subprocess.run([attnlab, 'run', 'experiments/timing.json', '--format', 'json', '--jobs', str(jobs)],
-                         check=True,
-                         capture_output=True, text=True, cwd=ROOT).stdout
-    result = json.loads(out)['results'][0]
-    spec, rows = result.get('spec', {}), result['data']['rows']
-    B, C, H = spec.get('batch', 8), spec.get('width', 64), spec.get('heads', 4)
-    for row in rows:
-        T = row['length']
-        yield T, 2.0 * (4 * B * T * C * C + 2 * B * H * T * T * (C // H)), row['attention_seconds']
+def attnlab_runs(attnlab, spec, repeat):
+    """The median wall seconds of `attnlab run spec` over `repeat` runs, and
+    each row's median training seconds over the same runs (one run's rows
+    move with the machine as much as its wall time does)."""
+    times, per_row = [], {}
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = subprocess.run([attnlab, 'run', spec, '--format', 'json'], check=True, capture_output=True,
+                             text=True, cwd=ROOT).stdout
+        times.append(time.perf_counter() - start)
+        for label, flops, seconds in table_rows(out):
+            per_row.setdefault(label, (flops, []))[1].append(seconds)
+    rows = [(label, flops, statistics.median(secs)) for label, (flops, secs) in per_row.items()]
+    return statistics.median(times), rows
+
+
+def timing_rows(attnlab, jobs, repeat):
+    """(T, forward FLOPs, attention seconds) of experiments/timing.json, the
+    median over `repeat` runs (each run's figure is already a mean of 10 calls)."""
+    per_length = {}
+    for _ in range(repeat):
+        out = subprocess.run([attnlab, 'run', 'experiments/timing.json', '--format', 'json', '--jobs', str(jobs)],
+                             check=True, capture_output=True, text=True, cwd=ROOT).stdout
+        result = json.loads(out)['results'][0]
+        spec, rows = result.get('spec', {}), result['data']['rows']
+        B, C, H = spec.get('batch', 8), spec.get('width', 64), spec.get('heads', 4)
+        for row in rows:
+            T = row['length']
+            flops = 2.0 * (4 * B * T * C * C + 2 * B * H * T * T * (C // H))
+            per_length.setdefault(T, (flops, []))[1].append(row['attention_seconds'])
+    for T, (flops, secs) in per_length.items():
+        yield T, flops, statistics.median(secs)
 
 
 def main():
@@ -103,11 +123,11 @@ def main():
             print('%-6s %-28s (no spec yet)' % (key, spec))
             continue
         torch_s = wall(['/usr/bin/python3', COURSE_MODELS, table], args.repeat)
-        ours_s = wall([args.attnlab, 'run', spec], args.repeat)
+        ours_s, rows = attnlab_runs(args.attnlab, spec, args.repeat)
         print('%-6s %-28s %10.2f %10.2f %7.1fx' % (key, spec, torch_s, ours_s, torch_s / ours_s))
         sys.stdout.flush()
         walls[spec] = ours_s
-        rates += [(spec, label, flops, seconds) for label, flops, seconds in row_rates(args.attnlab, spec)]
+        rates += [(spec, label, flops, seconds) for label, flops, seconds in rows]
     peak = sgemm_peak(args.bench)
     print('\nsgemm peak, one thread: %.1f GFLOP/s' % peak)
     print('%-28s %-22s %10s %8s' % ('spec', 'row', 'GFLOP/s', 'of peak'))
@@ -131,7 +151,7 @@ def print_timing(args, peak):
     print('\ntiming (attention forward, need_weights=False; sgemm peak %.1f GFLOP/s a core)' % peak)
     print('%6s %8s %10s %10s %12s %9s' % ('cores', 'length', 'GFLOP', 'floor ms', 'attnlab ms', 'x floor'))
     for cores in (1, 2):
-        for T, flops, seconds in timing_rows(args.attnlab, cores):
+        for T, flops, seconds in timing_rows(args.attnlab, cores, args.repeat):
             floor = flops / 1e9 / (cores * peak)
             print('%6d %8d %10.3f %10.2f %12.2f %8.1fx' % (cores, T, flops / 1e9, 1e3 * floor, 1e3 * seconds,
                                                           seconds / floor))
