@@ -8,7 +8,7 @@
 // Both are timed as the script runs them, for inference: the attention with
 // need_weights=False takes the flash path (nn/flash_attention.hpp), which
 // never holds the B·H·T² weights and runs its heads and its projections'
-// rows on --jobs threads, and
+// rows on --jobs threads (one for a forward under 32 MFLOP), and
 // the LSTM keeps no cache for a backward pass (nn/lstm_inference.hpp). Memory is then linear in T: about 100 MB at
 // the longest length allowed, 8192 (the cost table's longest), with the
 // default batch, width and heads.
@@ -30,6 +30,20 @@
 namespace attnlab::experiments {
 
 namespace {
+
+// Below this many FLOPs a forward runs on one thread whatever --jobs says:
+// at T = 32 (10 MFLOP, 0.2 ms on one core) a second thread saved nothing, and
+// on this 2-core VM waking a helper that has gone to sleep took up to 1.5 ms
+// (the first call, or the first after the LSTM's timing), so 2 threads
+// printed 0.2 to 1.5 ms. T = 128 (67 MFLOP) is 1.9x faster on two.
+constexpr double kMinFlopsToShare = 32e6;
+
+// One forward's FLOPs: the four (B·T, C)·(C, C) projections and, per head,
+// scores and weights × values, 2·B·T²·C multiply-adds together.
+double forward_flops(int B, int T, int C) {
+  const double b = B, t = T, c = C;
+  return 2.0 * (4 * b * t * c * c + 2 * b * t * t * c);
+}
 
 // Mean seconds per call of f over `repeats` calls, as the script's
 // (time.time() - t) / 10.
@@ -64,8 +78,9 @@ Report run(const nlohmann::json& spec, const RunContext& ctx) {
 
     // attn(x, x, x, need_weights=False): the flash path; buffers allocated outside the timed loop
     const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
-    // with the run's --jobs threads over the B·H heads (the same output bytes for any number)
-    const int threads = std::max(1, ctx.jobs);
+    // with the run's --jobs threads over the B·H heads (the same output bytes for any number),
+    // but one thread for a forward too small to share
+    const int threads = forward_flops(B, T, C) < kMinFlopsToShare ? 1 : std::max(1, ctx.jobs);
     std::vector<float> mha_work(nn::mha_flash_workspace_size(d, {}, threads));
     const auto params = nn::mha_packed(in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
     const double attention = mean_seconds(repeats, [&] {
