@@ -3,24 +3,12 @@
 #include <chrono>
 #include <system_error>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "threads/spin.hpp"
 
 namespace attnlab::threads {
 
-namespace {
-// Long enough to cover the time between two steps (clipping, AdamW, the next
-// batch: tens of microseconds), short enough that an idle helper gives its
-// core back at once.
-constexpr auto kSpin = std::chrono::microseconds(300);
-
-inline void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
-}  // namespace
+using detail::kSpin;
+using detail::relax;
 
 HelperThread::~HelperThread() {
   if (!thread_.joinable()) return;

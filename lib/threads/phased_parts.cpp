@@ -8,24 +8,11 @@
 #include <vector>
 
 #include "threads/helper_thread.hpp"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "threads/spin.hpp"
 
 namespace attnlab::threads::detail {
 
 namespace {
-
-// As long as HelperThread spins: phases last tens of microseconds to
-// milliseconds, and a part that waits longer gives its core back.
-constexpr auto kSpin = std::chrono::microseconds(300);
-
-inline void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
 
 // A barrier for a fixed number of arrivals per phase; one thread may arrive
 // for several parts at once (the caller, for parts whose helper did not
