@@ -5,8 +5,9 @@ scripts/course_models.py, our statement of the course's models and training
 (it prints the course scripts' digits: course_models.py --check all).
 
 Then, for each row of attnlab's tables, the achieved GFLOP/s of its training
-(2 x the multiply-adds of every forward and backward pass, from
-`--format json`, over the row's median seconds in N more runs) against the single-threaded
+(2 x the multiply-adds of every forward and backward pass and of every
+evaluation the row timed, `timed_multiply_adds` of `--format json`, over the
+row's median seconds in N more runs) against the single-threaded
 sgemm peak measured in the same run (build/bench/train_step_bench).
 
 Then each table's FLOP floor: its training FLOPs over two cores at that
@@ -59,14 +60,19 @@ def sgemm_peak(bench):
 
 
 def table_rows(out):
-    """(label, training FLOPs, seconds) of each row of a `--format json` table."""
+    """(label, training FLOPs, timed FLOPs, seconds) of each row of a
+    `--format json` table. The training FLOPs are the course's work (its
+    steps and one evaluation: what a text run does, which the floor is
+    for); the timed FLOPs are what the row's seconds did, which in a JSON
+    run include an evaluation after every epoch (for the learning curves):
+    a row's rate divides those."""
     data = json.loads(out)['results'][0]['data']
     rows = data.get('rows', [data])
     for row in rows:
         macs = row.get('training_multiply_adds') or row.get('multiply_adds')  # heads: its cost column is one forward
         if macs:
             label = next((str(row[k]) for k in ('model', 'label', 'hidden_size', 'heads') if k in row), 'run')
-            yield label, 2 * macs, row['seconds']
+            yield label, 2 * macs, 2 * row.get('timed_multiply_adds', macs), row['seconds']
 
 
 def row_medians(attnlab, spec, repeat):
@@ -78,9 +84,9 @@ def row_medians(attnlab, spec, repeat):
     for _ in range(repeat):
         out = subprocess.run([attnlab, 'run', spec, '--format', 'json'], check=True, capture_output=True,
                              text=True, cwd=ROOT).stdout
-        for label, flops, seconds in table_rows(out):
-            per_row.setdefault(label, (flops, []))[1].append(seconds)
-    return [(label, flops, statistics.median(secs)) for label, (flops, secs) in per_row.items()]
+        for label, flops, timed, seconds in table_rows(out):
+            per_row.setdefault(label, (flops, timed, []))[2].append(seconds)
+    return [(label, flops, timed, statistics.median(secs)) for label, (flops, timed, secs) in per_row.items()]
 
 
 def timing_rows(attnlab, jobs, repeat):
@@ -126,19 +132,19 @@ def main():
         print('%-6s %-28s %10.2f %10.2f %7.1fx' % (key, spec, torch_s, ours_s, torch_s / ours_s))
         sys.stdout.flush()
         walls[spec] = ours_s
-        rates += [(spec, label, flops, seconds) for label, flops, seconds in rows]
+        rates += [(spec,) + row for row in rows]  # (spec, label, flops, timed flops, seconds)
     peak = sgemm_peak(args.bench)
     print('\nsgemm peak, one thread: %.1f GFLOP/s' % peak)
     print('%-28s %-22s %10s %8s' % ('spec', 'row', 'GFLOP/s', 'of peak'))
-    for spec, label, flops, seconds in rates:
-        rate = flops / seconds / 1e9
+    for spec, label, _, timed, seconds in rates:
+        rate = timed / seconds / 1e9
         print('%-28s %-22s %10.2f %7.1f%%' % (spec, label, rate, 100 * rate / peak))
 
     # the floor: every training FLOP at the sgemm peak on both cores
     print('\nFLOP floor: training FLOPs over 2 cores at %.1f GFLOP/s' % peak)
     print('%-28s %10s %10s %10s %9s' % ('spec', 'GFLOP', 'floor s', 'attnlab s', 'x floor'))
     for spec, ours_s in walls.items():
-        gflop = sum(flops for s, _, flops, _ in rates if s == spec) / 1e9
+        gflop = sum(flops for s, _, flops, _, _ in rates if s == spec) / 1e9
         if gflop > 0:
             floor = gflop / (2 * peak)
             print('%-28s %10.1f %10.3f %10.2f %8.1fx' % (spec, gflop, floor, ours_s, ours_s / floor))

@@ -55,6 +55,9 @@ void add_training_record(nlohmann::json& row, const training::FitResult& r) {
   if (measured) row["epoch_val_accuracies"] = accuracies;
   row["first_loss"] = loss_json(r.first_loss);
   row["loss_rose"] = r.loss_rose();
+  // Beside the row's "seconds": the work they timed, the epochs' evaluations
+  // included (a rate from "multiply_adds", the course's work, would leave them out).
+  if (r.timed_multiply_adds > 0) row["timed_multiply_adds"] = r.timed_multiply_adds;
   if (r.diverged) {
     row["accuracy"] = nullptr;
     row["diverged"] = {{"epoch", r.diverged->epoch}, {"step", r.diverged->step}, {"loss", loss_json(r.diverged->loss)}};

@@ -43,7 +43,9 @@ nlohmann::json loss_json(double loss);
 /// "epoch_val_accuracies" (validation accuracy after each completed epoch;
 /// the last equals "accuracy"; left out for a fit that measures none per
 /// epoch), "first_loss", "loss_rose" (the last epoch's
-/// mean is more than 10% above the first step's loss), and for a diverged row
+/// mean is more than 10% above the first step's loss), "timed_multiply_adds"
+/// (every multiply-add done within the row's "seconds", evaluations included;
+/// left out for a fit that counts none), and for a diverged row
 /// "diverged": {"epoch", "step", "loss"} (1-based) with "accuracy" null.
 void add_training_record(nlohmann::json& row, const training::FitResult& r);
 

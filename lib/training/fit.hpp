@@ -93,13 +93,16 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
   Batch batch(max_batch(cfg, train.n, val.n), train.length);
   FitResult result;
   std::vector<float> logits(static_cast<std::size_t>(batch.capacity) * 2);
-  // Validation accuracy in eval mode; `counted` adds its work to multiply_adds.
+  // Validation accuracy in eval mode; `counted` adds its work to multiply_adds
+  // (timed_multiply_adds counts every evaluation).
   auto evaluate = [&](bool counted) {
     long right = 0;
     for (int first = 0; first < val.n; first += cfg.eval_batch_size) {
       const int b = gather_range(batch, val, first, std::min(cfg.eval_batch_size, val.n - first));
       model.logits(batch.tokens.data(), b, logits.data());
-      if (counted) result.multiply_adds += static_cast<std::uint64_t>(model.forward_macs(b));
+      const auto macs = static_cast<std::uint64_t>(model.forward_macs(b));
+      if (counted) result.multiply_adds += macs;
+      result.timed_multiply_adds += macs;
       right += count_correct(logits.data(), batch.labels.data(), b);
     }
     return static_cast<double>(right) / val.n;
@@ -114,7 +117,9 @@ FitResult fit(Model& model, const data::Sequences& train, const data::Sequences&
         const int b = gather(batch, train, rows, n);
         model.params.zero_grad();
         const float loss = train_step(batch.tokens.data(), batch.labels.data(), b, batch.length, g);
-        result.multiply_adds += 3 * static_cast<std::uint64_t>(model.forward_macs(b));
+        const auto macs = 3 * static_cast<std::uint64_t>(model.forward_macs(b));
+        result.multiply_adds += macs;
+        result.timed_multiply_adds += macs;
         return loss;
       },
       [&](int epoch) {

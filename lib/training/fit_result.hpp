@@ -42,6 +42,13 @@ struct FitResult {
   double seconds = 0.0;             // wall time of training and evaluation
   std::uint64_t multiply_adds = 0;  // matrix work done: 3x forward per step (backward = 2x), plus the final
                                     // evaluation (the earlier epochs' evaluations are the record's, not the course's)
+  /// Every multiply-add done within `seconds`: multiply_adds plus the
+  /// evaluations of the earlier epochs (FitConfig::eval_every_epoch, made for
+  /// the JSON record and the learning curves). 2 · timed_multiply_adds /
+  /// seconds is the row's achieved rate; multiply_adds / seconds understated
+  /// it by 5-7 % in a JSON run of the course's tables, which evaluates
+  /// every epoch. 0 where a fit counts no work (translation).
+  std::uint64_t timed_multiply_adds = 0;
 
   /// Training ended worse than it started: the last epoch's mean loss is
   /// above the first step's loss by more than kLossRiseMargin (never for a

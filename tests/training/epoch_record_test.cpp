@@ -80,5 +80,19 @@ TEST(EpochRecord, EvaluatingOnlyAfterTheLastEpochTrainsTheSameBytes) {
   EXPECT_EQ(last.multiply_adds, all.multiply_adds);  // only the last evaluation was ever counted
 }
 
+TEST(EpochRecord, TheTimedWorkCountsEveryEvaluation) {
+  // A forward of one sequence of 8 tokens (d_model 32, 4 heads, 2 classes):
+  // in_proj 8·32·96 = 24,576, scores and weights × values 2 · 4 · 8·8·8 = 4,096,
+  // out_proj 8·32·32 = 8,192, head 32·2 = 64: 36,928 multiply-adds. An epoch's
+  // steps take 3 forwards of the 1,000 training sequences, an evaluation one of
+  // the 300 validation sequences.
+  const std::uint64_t seq = 36928, epoch = 3 * 1000 * seq, eval = 300 * seq;
+  const FitResult all = train(3), last = train(3, nullptr, false);
+  EXPECT_EQ(all.multiply_adds, 3 * epoch + eval);  // the course's work: the last evaluation only
+  EXPECT_EQ(last.multiply_adds, 3 * epoch + eval);
+  EXPECT_EQ(all.timed_multiply_adds, 3 * epoch + 3 * eval);  // what its seconds did
+  EXPECT_EQ(last.timed_multiply_adds, 3 * epoch + eval);
+}
+
 }  // namespace
 }  // namespace attnlab::testing
