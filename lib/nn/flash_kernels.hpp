@@ -138,14 +138,34 @@ template <class F>
     blocks.template operator()<6>();
 }
 
-/// s[r * ld_s + c] = alpha · sum_{e < D} q[r * ld_q + e] · kT[e * ld_t + c]
-/// for r < nq, c < ncols; ncols a multiple of kFlashColumnPad.
+// tile_scores for any shape, in blocks of rows and registers.
 template <class T>
-void tile_scores(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int nq, int ncols, int D, T alpha) {
+[[gnu::noinline]] void tile_scores_blocks(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int nq,
+                                          int ncols, int D, T alpha) {
   constexpr int W = int(xsimd::batch<T>::size);
   for_row_blocks(nq, ncols < 2 * W, [&]<int R>(int r) __attribute__((always_inline)) {
     scores_rows<T, R>(s + std::size_t(r) * ld_s, ld_s, q + std::size_t(r) * ld_q, ld_q, kT, ld_t, ncols, D, alpha);
   });
+}
+
+/// Whether a tile of nq rows by `cols` outputs is one block of 8 rows of one
+/// register (the course's 8 x 8 head tiles, floats under AVX): tile_scores
+/// and tile_mix then run that block inline where they are called, the very
+/// loop tile_*_blocks would run. perf annotate of the out-of-line tile_mix at
+/// positions' size put half its samples in setting up its loops (strides
+/// spilled and reloaded, the row-block dispatch) and half in the 64 FMAs.
+template <class T>
+[[gnu::always_inline]] inline bool one_block_tile(int nq, int cols) {
+  return int(xsimd::batch<T>::size) == 8 && nq == 8 && cols == 8;
+}
+
+/// s[r * ld_s + c] = alpha · sum_{e < D} q[r * ld_q + e] · kT[e * ld_t + c]
+/// for r < nq, c < ncols; ncols a multiple of kFlashColumnPad.
+template <class T>
+[[gnu::always_inline]] inline void tile_scores(T* s, int ld_s, const T* q, int ld_q, const T* kT, int ld_t, int nq,
+                                               int ncols, int D, T alpha) {
+  if (one_block_tile<T>(nq, ncols)) scores_block<T, 8, 1>(s, ld_s, q, ld_q, kT, ld_t, D, alpha);
+  else tile_scores_blocks(s, ld_s, q, ld_q, kT, ld_t, nq, ncols, D, alpha);
 }
 
 // Add: y's values start each chain (+=); else it starts at 0 (=), the same
@@ -233,16 +253,25 @@ template <class T, int R, bool Add>
     }
 }
 
+// tile_mix for any shape, in blocks of rows and registers.
+template <class T, bool Add>
+[[gnu::noinline]] void tile_mix_blocks(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nq, int nk,
+                                       int D) {
+  constexpr int W = int(xsimd::batch<T>::size);
+  for_row_blocks(nq, D < 2 * W, [&]<int R>(int r) __attribute__((always_inline)) {
+    mix_rows<T, R, Add>(y + std::size_t(r) * ld_y, ld_y, p + std::size_t(r) * ld_p, ld_p, v, ld_v, nk, D);
+  });
+}
+
 /// y[r * ld_y + d] += sum_{c < nk} p[r * ld_p + c] · v[c * ld_v + d] for
 /// r < nq, d < D, one fused multiply-add per key in key order. With
 /// Add = false, y = the sum instead: the chain starts at 0 (the forward's y,
 /// which a fill before would cost a memset call per row of D floats).
 template <class T, bool Add = true>
-void tile_mix(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nq, int nk, int D) {
-  constexpr int W = int(xsimd::batch<T>::size);
-  for_row_blocks(nq, D < 2 * W, [&]<int R>(int r) __attribute__((always_inline)) {
-    mix_rows<T, R, Add>(y + std::size_t(r) * ld_y, ld_y, p + std::size_t(r) * ld_p, ld_p, v, ld_v, nk, D);
-  });
+[[gnu::always_inline]] inline void tile_mix(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nq,
+                                            int nk, int D) {
+  if (one_block_tile<T>(nq, D)) mix_block<T, 8, 1, Add>(y, ld_y, p, ld_p, v, ld_v, nk);
+  else tile_mix_blocks<T, Add>(y, ld_y, p, ld_p, v, ld_v, nq, nk, D);
 }
 
 }  // namespace attnlab::nn::detail
