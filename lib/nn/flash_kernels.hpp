@@ -267,11 +267,32 @@ template <class T, bool Add>
 /// r < nq, d < D, one fused multiply-add per key in key order. With
 /// Add = false, y = the sum instead: the chain starts at 0 (the forward's y,
 /// which a fill before would cost a memset call per row of D floats).
+/// The 8 rows of a head's tile against the course's other head sizes (D = 4,
+/// 16, 32 of d_model 32 over 8, 2 and 1 heads) run inline too, in the blocks
+/// tile_mix_blocks takes for them: half a register by 8 rows; two registers by
+/// 6 rows, then by 2, for each 16 columns.
 template <class T, bool Add = true>
 [[gnu::always_inline]] inline void tile_mix(T* y, int ld_y, const T* p, int ld_p, const T* v, int ld_v, int nq,
                                             int nk, int D) {
-  if (one_block_tile<T>(nq, D)) mix_block<T, 8, 1, Add>(y, ld_y, p, ld_p, v, ld_v, nk);
-  else tile_mix_blocks<T, Add>(y, ld_y, p, ld_p, v, ld_v, nq, nk, D);
+  if (one_block_tile<T>(nq, D)) {
+    mix_block<T, 8, 1, Add>(y, ld_y, p, ld_p, v, ld_v, nk);
+    return;
+  }
+  if constexpr (std::is_same_v<T, float> && xsimd::batch<T>::size == 8) {
+#if defined(__FMA__)
+    if (nq == 8 && D == 4) {
+      mix_block_sse<T, 8, Add>(y, ld_y, p, ld_p, v, ld_v, nk);
+      return;
+    }
+#endif
+    if (nq == 8 && (D == 16 || D == 32)) {
+      const std::size_t six = std::size_t(6) * ld_y, six_p = std::size_t(6) * ld_p;
+      for (int d = 0; d < D; d += 16) mix_block<T, 6, 2, Add>(y + d, ld_y, p, ld_p, v + d, ld_v, nk);
+      for (int d = 0; d < D; d += 16) mix_block<T, 2, 2, Add>(y + six + d, ld_y, p + six_p, ld_p, v + d, ld_v, nk);
+      return;
+    }
+  }
+  tile_mix_blocks<T, Add>(y, ld_y, p, ld_p, v, ld_v, nq, nk, D);
 }
 
 }  // namespace attnlab::nn::detail

@@ -102,7 +102,7 @@ void check_mix(int nq, int nk, int D) {
 TEST(TileMix, EachOutputIsOneFmaChainInKeyOrder) {
   for (int nq = 1; nq <= 17; ++nq)
     for (int nk : {1, 8, 11})
-      for (int D : {3, 4, 8, 12, 16, 20, 35}) {
+      for (int D : {3, 4, 8, 12, 16, 20, 32, 35}) {  // 4, 8, 16, 32 by 8 rows: tile_mix's inline blocks
         check_mix<float, true>(nq, nk, D);
         check_mix<double, true>(nq, nk, D);
         check_mix<float, false>(nq, nk, D);
