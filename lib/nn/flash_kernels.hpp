@@ -45,7 +45,7 @@ inline int flash_padded(int n) { return (n + kFlashColumnPad - 1) / kFlashColumn
 /// transpose (nn/transpose_kernels.hpp), then 8 keys × 4; the rest key by key, each key's D
 /// values one read, where e by e would walk every key's row D times.
 template <class T>
-void pack_keys_transposed(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {
+[[gnu::noinline]] void pack_keys_transposed_any(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {
   int j0 = 0, e0 = 0;  // keys below j0 and, for them, values below e0 are packed
 #if defined(__AVX2__)
   if constexpr (std::is_same_v<T, float>) {
@@ -69,6 +69,28 @@ void pack_keys_transposed(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {
   if (S < ld_t)
     for (int e = 0; e < D; ++e)
       for (int j = S; j < ld_t; ++j) kT[std::size_t(e) * ld_t + j] = T(0);
+}
+
+/// The same for any shape; 8 keys of 4, 8, 16 or 32 floats (the course's
+/// heads) inline where it is called, the transposes pack_keys_transposed_any
+/// makes for them: out of line, perf annotate put a third of its samples in
+/// one reload of a spilled loop bound (a 64-bit load of a 32-bit store,
+/// which the core cannot forward).
+template <class T>
+[[gnu::always_inline]] inline void pack_keys_transposed(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {
+#if defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (S == 8 && ld_t == 8 && (D == 8 || D == 16 || D == 32)) {
+      for (int e = 0; e < D; e += 8) transpose_8x8(kT + std::size_t(e) * ld_t, ld_t, k + e, ld_k);
+      return;
+    }
+    if (S == 8 && ld_t == 8 && D == 4) {
+      transpose_8x4(kT, ld_t, k, ld_k);
+      return;
+    }
+  }
+#endif
+  pack_keys_transposed_any(kT, ld_t, k, ld_k, S, D);
 }
 
 template <class T, int R, int NV>
