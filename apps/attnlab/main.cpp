@@ -6,7 +6,6 @@
 
 #include <iostream>
 
-#include "process_env.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "spec/spec_error.hpp"
@@ -14,7 +13,6 @@
 
 int main(int argc, char** argv) {
   using namespace attnlab::cli;
-  reexec_with_process_env(argv);  // before anything: OpenBLAS and glibc read their settings as they load
   CLI::App app{"attnlab: the attention chapter's experiments, reproduced against PyTorch 1.13"};
   // The kernels that decide a trained table's last digits (README, "Checking the chapter in CI").
   app.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION + " (built for " + ATTNLAB_ARCH +

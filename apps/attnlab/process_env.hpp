@@ -20,9 +20,15 @@ namespace attnlab::cli {
 /// buffers' first touch on huge pages, issue 15).
 ///
 /// If the exec fails (no /proc), it returns and the run goes on as before,
-/// with idle workers and glibc's default malloc. Call first thing in main.
-/// Does nothing when ATTNLAB_NO_REEXEC is set (for debuggers and valgrind,
-/// which should not follow an exec).
-void reexec_with_process_env(char** argv);
+/// with idle workers and glibc's default malloc. Does nothing when
+/// ATTNLAB_NO_REEXEC is set (for debuggers and valgrind, which should not
+/// follow an exec).
+///
+/// Not called from main: process_env.cpp registers it in the executable's
+/// .preinit_array, which glibc runs with (argc, argv, envp) before any shared
+/// library's initialiser, so the first image costs only its loading. It reads
+/// `envp` (glibc has not set `environ` yet) and must not use anything that
+/// needs a constructor.
+void reexec_with_process_env(int argc, char** argv, char** envp);
 
 }  // namespace attnlab::cli

@@ -1,34 +1,48 @@
 #include "resources/malloc_tunables.hpp"
 
-#include <set>
-#include <sstream>
+#include <algorithm>
 
 namespace attnlab::resources {
 
-const std::vector<std::string> kMallocTunables = {
-    "glibc.malloc.hugetlb=1",
-    "glibc.malloc.mmap_threshold=33554432",  // 32 MiB: glibc's largest (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit)
-    "glibc.malloc.arena_max=1",
-};
-
 namespace {
 
-std::string name_of(const std::string& item) { return item.substr(0, item.find('=')); }
+std::string_view name_of(std::string_view item) { return item.substr(0, item.find('=')); }
+
+// Whether GLIBC_TUNABLES's value (name=value items separated by ':') names `name`.
+bool names(std::string_view current, std::string_view name) {
+  while (!current.empty()) {
+    const std::size_t colon = current.find(':');
+    if (name_of(current.substr(0, colon)) == name) return true;
+    if (colon == std::string_view::npos) break;
+    current.remove_prefix(colon + 1);
+  }
+  return false;
+}
 
 }  // namespace
 
-std::string malloc_tunables(const std::string& current) {
-  // GLIBC_TUNABLES is name=value items separated by ':'.
-  std::set<std::string> named;
-  std::istringstream items(current);
-  for (std::string item; std::getline(items, item, ':');)
-    if (!item.empty()) named.insert(name_of(item));
-  std::string out = current;
-  for (const auto& ours : kMallocTunables) {
-    if (named.count(name_of(ours))) continue;
-    if (!out.empty() && out.back() != ':') out += ':';
-    out += ours;
+std::optional<std::string_view> malloc_tunables(std::string_view current, std::span<char> out) {
+  std::size_t n = 0;
+  const auto append = [&](std::string_view s) {
+    if (s.size() > out.size() - n) return false;
+    std::copy(s.begin(), s.end(), out.begin() + static_cast<std::ptrdiff_t>(n));
+    n += s.size();
+    return true;
+  };
+  if (!append(current)) return std::nullopt;
+  for (const std::string_view ours : kMallocTunables) {
+    if (names(current, name_of(ours))) continue;
+    if (n > 0 && out[n - 1] != ':' && !append(":")) return std::nullopt;
+    if (!append(ours)) return std::nullopt;
   }
+  return std::string_view(out.data(), n);
+}
+
+std::string malloc_tunables(std::string_view current) {
+  std::size_t most = current.size();
+  for (const std::string_view ours : kMallocTunables) most += 1 + ours.size();
+  std::string out(most, '\0');
+  out.resize(malloc_tunables(current, out)->size());  // `most` always fits
   return out;
 }
 
