@@ -58,8 +58,19 @@ void reexec_with_process_env(int /*argc*/, char** argv, char** envp) {
     env[k++] = tunables_entry;
   }
   env[k] = nullptr;
+  // By the path /proc/self/exe links to, so the process keeps its name: the
+  // kernel names it after the file exec'd, and `ps`, `top`, `pgrep attnlab`
+  // and `killall attnlab` would otherwise see "exe". That path no longer
+  // holds this image when the file was replaced since ("... (deleted)"):
+  // then /proc/self/exe, the image itself.
+  static char self[4096];
+  const ssize_t n_self = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n_self > 0) {
+    self[n_self] = '\0';
+    execve(self, argv, env);
+  }
   execve("/proc/self/exe", argv, env);
-  // Still here: the exec failed; the run goes on in this image.
+  // Still here: both execs failed; the run goes on in this image.
 }
 
 namespace {

@@ -5,7 +5,9 @@ namespace attnlab::cli {
 /// Makes sure attnlab runs with the process environment it needs, which only
 /// takes effect as the program loads: OPENBLAS_NUM_THREADS=1 and the glibc
 /// malloc settings of resources::malloc_tunables. When either is missing it
-/// sets them and re-executes /proc/self/exe with the same arguments; exec
+/// sets them and re-executes itself with the same arguments, by the path
+/// /proc/self/exe links to (so the process keeps its name, "attnlab", for
+/// ps, pgrep and killall), or by /proc/self/exe when that path fails; exec
 /// ends every thread the first image started.
 ///
 /// OPENBLAS_NUM_THREADS: OpenBLAS reads it once, as it loads (before main),

@@ -3,8 +3,13 @@
 // pages, so the run takes far fewer page faults, and prints the same bytes.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -58,6 +63,30 @@ TEST(ProcessEnv, MallocSettingsCutAPositionsRunsPageFaultsAndNotItsBytes) {
   // 4 KiB pages, or in a few 2 MiB ones). Half leaves room for a kernel that
   // finds fewer free huge pages.
   EXPECT_LT(tuned.faults * 2, plain.faults) << "with the settings " << tuned.faults << ", without " << plain.faults;
+}
+
+TEST(ProcessEnv, TheReexecKeepsTheProcessName) {
+  // The kernel names a process after the file it exec'd (/proc/PID/comm, 15
+  // characters at most), and `ps`, `top`, `pgrep attnlab` and `killall
+  // attnlab` go by that name: a re-exec of /proc/self/exe would make it "exe".
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+  std::string binary = ATTNLAB_BINARY, list = "list";
+  char* argv[] = {binary.data(), list.data(), nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, binary.c_str(), &quiet, nullptr, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&quiet);
+  // Wait for its exit without reaping it: a zombie keeps its name.
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT), 0);
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(name, std::filesystem::path(ATTNLAB_BINARY).filename().string().substr(0, 15));
 }
 
 }  // namespace
