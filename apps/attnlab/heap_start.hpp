@@ -19,8 +19,8 @@ namespace attnlab::cli {
 /// Costs address space only (sbrk reserves, nothing is touched) and never
 /// fails: without the sysfs file (no transparent huge pages), or when sbrk
 /// cannot move the break (a tight `ulimit -v`), it leaves the break where it
-/// was. Must run before malloc's first call: apps/attnlab/process_env.cpp
-/// calls it from the executable's .preinit_array, after the re-exec. It
+/// was. Must run before malloc's first call: apps/attnlab/preinit.cpp
+/// calls it from the executable's .preinit_array, after any re-exec. It
 /// allocates nothing and needs no constructor.
 void align_heap_to_huge_page();
 
