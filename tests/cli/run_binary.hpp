@@ -53,10 +53,10 @@ inline std::string replace_first(std::string s, const std::string& from, const s
 /// Runs `attnlab ARGS` through the shell (ARGS is shell text, so globs
 /// expand), in `cwd` when given, after the shell text `before` (e.g.
 /// "ulimit -f 0; ").
-inline Outcome run_attnlab(const std::string& args, const ScratchDir& dir, const std::string& cwd = "",
-                           const std::string& before = "") {
+inline Outcome run_binary(const std::string& binary, const std::string& args, const ScratchDir& dir,
+                          const std::string& cwd = "", const std::string& before = "") {
   const auto out = dir.path / "stdout.txt", err = dir.path / "stderr.txt";
-  const std::string cmd = before + (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + ATTNLAB_BINARY +
+  const std::string cmd = before + (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + binary +
                           "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   Outcome o;
@@ -64,6 +64,11 @@ inline Outcome run_attnlab(const std::string& args, const ScratchDir& dir, const
   o.out = slurp(out);
   o.err = slurp(err);
   return o;
+}
+
+inline Outcome run_attnlab(const std::string& args, const ScratchDir& dir, const std::string& cwd = "",
+                           const std::string& before = "") {
+  return run_binary(ATTNLAB_BINARY, args, dir, cwd, before);
 }
 
 }  // namespace attnlab::testing
