@@ -6,12 +6,12 @@
 //
 // Why a launcher: the program itself would have to load its libraries, see
 // the environment missing and re-execute itself, loading them again (it
-// still does that when started some other way). Its first image cost about
-// 6 ms of every run, the dynamic loader relocating OpenBLAS's 14,000 symbol
-// references and the first touch of their pages; this launcher links
-// nothing but the C library (libstdc++ statically) and costs about 1 ms.
-// `attnlab list`, hyperfine -N, 40 runs: 24.5 ms re-executing, 16.3 ms
-// through a launcher.
+// still does that when started some other way). That first image is mostly
+// the dynamic loader relocating OpenBLAS's 13,922 symbol references and
+// touching their pages; this launcher links nothing but the C library
+// (libstdc++ statically). `attnlab list`, hyperfine -N, 30 runs: 17.0 ms
+// re-executing, 12.4 ms through the launcher; 541-546 page faults against
+// 412-420 (tests/cli/launcher_test.cpp).
 //
 // The program keeps the name "attnlab" (the kernel names a process after
 // the file it executes), so ps, pgrep attnlab and killall attnlab find it.
@@ -28,15 +28,14 @@
 
 namespace {
 
-constexpr const char (&kProgram)[sizeof attnlab::resources::kProgramBesideLauncher] =
-    attnlab::resources::kProgramBesideLauncher;
+using attnlab::resources::kProgramBesideLauncher;
 
-// `folder`/kProgram into `out`; false when it does not fit.
+// `folder`/kProgramBesideLauncher into `out`; false when it does not fit.
 bool join(char* out, std::size_t size, const char* folder, std::size_t folder_len) {
-  if (folder_len + 1 + sizeof kProgram > size) return false;
+  if (folder_len + 1 + sizeof kProgramBesideLauncher > size) return false;
   std::memcpy(out, folder, folder_len);
   out[folder_len] = '/';
-  std::memcpy(out + folder_len + 1, kProgram, sizeof kProgram);
+  std::memcpy(out + folder_len + 1, kProgramBesideLauncher, sizeof kProgramBesideLauncher);
   return true;
 }
 
@@ -66,7 +65,7 @@ int main(int /*argc*/, char** argv, char** envp) {
   static char program[4096];
   if (!program_path(program, sizeof program, argv[0])) {
     std::fprintf(stderr, "attnlab: error: cannot find the attnlab program (%s beside this launcher): "
-                         "/proc/self/exe is unreadable; run it by its path\n", kProgram);
+                         "/proc/self/exe is unreadable; run it by its path\n", kProgramBesideLauncher);
     return 1;
   }
   char** room = static_cast<char**>(alloca(attnlab::cli::process_env_room(envp) * sizeof(char*)));
