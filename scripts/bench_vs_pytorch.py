@@ -8,7 +8,9 @@ Then, for each row of attnlab's tables, the achieved GFLOP/s of its training
 (2 x the multiply-adds of every forward and backward pass and of every
 evaluation the row timed, `timed_multiply_adds` of `--format json`, over the
 row's median seconds in N more runs) against the single-threaded
-sgemm peak measured in the same run (build/bench/train_step_bench).
+sgemm peak measured in the same run (build/bench/train_step_bench), times
+the cores the row trains on: two for a table of one row (attention_map,
+whose batch is split over both), one otherwise.
 
 Then each table's FLOP floor: its training FLOPs over two cores at that
 peak (the time no implementation on this machine can beat), and attnlab's
@@ -17,6 +19,15 @@ wall time as a multiple of it. And the same for `timing`'s attention forward:
 measured milliseconds, run with --jobs 1 against the one-core floor and with
 --jobs 2 (its heads and its projections' rows split over two threads) against
 the two-core floor.
+
+Last, issue 15's "Done when", each line PASS or FAIL from the figures above:
+every table at least 12x faster than PyTorch and within 2x of its floor,
+every attention row (all rows but the recurrent ones: bottleneck's LSTMs,
+rnn_vs_attention's plain RNN and LSTM) at >= 50 % of the peak, timing at
+T=512 within 2x of its floor on one core and on two, and timing at T=8192
+under 200 MB of peak resident memory (the child's ru_maxrss from wait4, what
+`/usr/bin/time -v` reports as "Maximum resident set size"), on one core and
+on two. Ratios print with two decimals, so that a 2.04x is not read as 2.0x.
 
 Run:  python3 scripts/bench_vs_pytorch.py [--repeat N] [--attnlab build/attnlab] [--timing-only] [PAIR ...]
 PAIR is a course script number with its spec, e.g. 13, or `heads` (the
@@ -51,6 +62,18 @@ def wall(cmd, repeat):
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def peak_rss_mb(cmd):
+    """Peak resident memory of one run of cmd, in MB (10^6 bytes): the
+    child's own ru_maxrss (KiB on Linux) from wait4, which counts only that
+    process, not every child this script has waited for."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
+    return usage.ru_maxrss * 1024 / 1e6
 
 
 def sgemm_peak(bench):
@@ -107,6 +130,29 @@ def timing_rows(attnlab, jobs, repeat):
         yield T, flops, statistics.median(secs)
 
 
+# Issue 15's thresholds ("Done when").
+MIN_SPEEDUP = 12.0
+MAX_X_FLOOR = 2.0
+MIN_OF_PEAK = 0.50
+TIMING_FLOOR_LENGTH, MAX_TIMING_X_FLOOR = 512, 2.0
+LONG_LENGTH, MAX_LONG_RSS_MB = 8192, 200.0
+
+
+def is_attention_row(spec, label):
+    """Every row of the attention tables; of rnn_vs_attention, its attention
+    rows (labelled "attention, N block(s)"); none of bottleneck's LSTMs."""
+    if 'bottleneck' in spec:
+        return False
+    if 'rnn_vs_attention' in spec:
+        return label.startswith('attention')
+    return True
+
+
+def verdict(ok, text):
+    print('%s  %s' % ('PASS' if ok else 'FAIL', text))
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--repeat', type=int, default=3)
@@ -116,10 +162,11 @@ def main():
     ap.add_argument('pairs', nargs='*', default=list(PAIRS))
     args = ap.parse_args()
     if args.timing_only:
-        print_timing(args, sgemm_peak(args.bench))
+        print_done_when([], [], {}, print_timing(args, sgemm_peak(args.bench)), long_rss(args))
         return
     rates = []
     walls = {}
+    speedups = []  # (spec, PyTorch s / attnlab s)
     print('%-6s %-28s %10s %10s %8s' % ('script', 'spec', 'pytorch s', 'attnlab s', 'ratio'))
     for key in args.pairs:
         table, spec = PAIRS[key]
@@ -129,37 +176,91 @@ def main():
         torch_s = wall(['/usr/bin/python3', COURSE_MODELS, table], args.repeat)
         ours_s = wall([args.attnlab, 'run', spec], args.repeat)
         rows = row_medians(args.attnlab, spec, args.repeat)
-        print('%-6s %-28s %10.2f %10.2f %7.1fx' % (key, spec, torch_s, ours_s, torch_s / ours_s))
+        print('%-6s %-28s %10.2f %10.3f %7.2fx' % (key, spec, torch_s, ours_s, torch_s / ours_s))
+        speedups.append((spec, torch_s / ours_s))
         sys.stdout.flush()
         walls[spec] = ours_s
         rates += [(spec,) + row for row in rows]  # (spec, label, flops, timed flops, seconds)
     peak = sgemm_peak(args.bench)
     print('\nsgemm peak, one thread: %.1f GFLOP/s' % peak)
     print('%-28s %-22s %10s %8s' % ('spec', 'row', 'GFLOP/s', 'of peak'))
+    of_peak = []  # (spec, row, fraction of the peak of the cores it ran on)
     for spec, label, _, timed, seconds in rates:
         rate = timed / seconds / 1e9
-        print('%-28s %-22s %10.2f %7.1f%%' % (spec, label, rate, 100 * rate / peak))
+        # a table of one row trains it on both cores (its batch split in
+        # halves); in a table of more, each row has a core, and a second only
+        # for its last steps, once the others are done
+        cores = 2 if sum(1 for r in rates if r[0] == spec) == 1 else 1
+        print('%-28s %-22s %10.2f %7.1f%%%s' % (spec, label, rate, 100 * rate / (cores * peak),
+                                                ' (of 2 cores)' if cores == 2 else ''))
+        of_peak.append((spec, label, rate / (cores * peak)))
 
     # the floor: every training FLOP at the sgemm peak on both cores
     print('\nFLOP floor: training FLOPs over 2 cores at %.1f GFLOP/s' % peak)
     print('%-28s %10s %10s %10s %9s' % ('spec', 'GFLOP', 'floor s', 'attnlab s', 'x floor'))
+    x_floors = []  # (spec, attnlab s / floor s)
     for spec, ours_s in walls.items():
         gflop = sum(flops for s, _, flops, _, _ in rates if s == spec) / 1e9
         if gflop > 0:
             floor = gflop / (2 * peak)
-            print('%-28s %10.1f %10.3f %10.2f %8.1fx' % (spec, gflop, floor, ours_s, ours_s / floor))
+            print('%-28s %10.1f %10.3f %10.3f %8.2fx' % (spec, gflop, floor, ours_s, ours_s / floor))
+            x_floors.append((spec, ours_s / floor))
 
-    print_timing(args, peak)
+    timing = print_timing(args, peak)
+    print_done_when(speedups, x_floors, of_peak, timing, long_rss(args))
+
+
+def long_rss(args):
+    """Peak resident MB of `timing` at T=8192 (3 calls a run), per --jobs 1 and 2."""
+    print('\ntiming at T=%d: peak resident memory' % LONG_LENGTH)
+    print('%6s %10s' % ('cores', 'peak MB'))
+    out = {}
+    for cores in (1, 2):
+        out[cores] = peak_rss_mb([args.attnlab, 'run', 'experiments/timing.json', '--set',
+                                  'lengths=[%d]' % LONG_LENGTH, '--set', 'repeats=3', '--jobs', str(cores)])
+        print('%6d %10.1f' % (cores, out[cores]))
+    return out
+
+
+def cores_text(cores):
+    return '1 core' if cores == 1 else '%d cores' % cores
+
+
+def print_done_when(speedups, x_floors, of_peak, timing, rss):
+    """Issue 15's "Done when", a line per check; returns whether all pass."""
+    print('\nDone when (issue 15):')
+    ok = True
+    for spec, ratio in speedups:
+        ok &= verdict(ratio >= MIN_SPEEDUP, '%-34s %6.2fx PyTorch (>= %.0fx)' % (spec, ratio, MIN_SPEEDUP))
+    for spec, x in x_floors:
+        ok &= verdict(x <= MAX_X_FLOOR, '%-34s %6.2fx its floor (<= %.0fx)' % (spec, x, MAX_X_FLOOR))
+    for spec, label, fraction in of_peak:
+        if is_attention_row(spec, label):
+            ok &= verdict(fraction >= MIN_OF_PEAK, '%-34s %-20s %5.1f %% of peak (>= %.0f %%)'
+                          % (spec, label, 100 * fraction, 100 * MIN_OF_PEAK))
+    for cores, T, x in timing:
+        if T == TIMING_FLOOR_LENGTH:
+            ok &= verdict(x <= MAX_TIMING_X_FLOOR, 'timing T=%d on %-7s %19.2fx its floor (<= %.0fx)'
+                          % (T, cores_text(cores), x, MAX_TIMING_X_FLOOR))
+    for cores, mb in rss.items():
+        ok &= verdict(mb < MAX_LONG_RSS_MB, 'timing T=%d on %-7s %18.1f MB peak resident (< %.0f MB)'
+                      % (LONG_LENGTH, cores_text(cores), mb, MAX_LONG_RSS_MB))
+    print('all pass' if ok else 'not all pass')
+    return ok
 
 
 def print_timing(args, peak):
+    """Prints timing's floors; returns (cores, T, attnlab / floor) of each line."""
+    out = []
     print('\ntiming (attention forward, need_weights=False; sgemm peak %.1f GFLOP/s a core)' % peak)
     print('%6s %8s %10s %10s %12s %9s' % ('cores', 'length', 'GFLOP', 'floor ms', 'attnlab ms', 'x floor'))
     for cores in (1, 2):
         for T, flops, seconds in timing_rows(args.attnlab, cores, args.repeat):
             floor = flops / 1e9 / (cores * peak)
-            print('%6d %8d %10.3f %10.2f %12.2f %8.1fx' % (cores, T, flops / 1e9, 1e3 * floor, 1e3 * seconds,
+            print('%6d %8d %10.3f %10.2f %12.2f %8.2fx' % (cores, T, flops / 1e9, 1e3 * floor, 1e3 * seconds,
                                                           seconds / floor))
+            out.append((cores, T, seconds / floor))
+    return out
 
 
 if __name__ == '__main__':
