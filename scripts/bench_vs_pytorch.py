@@ -162,7 +162,7 @@ def main():
     ap.add_argument('pairs', nargs='*', default=list(PAIRS))
     args = ap.parse_args()
     if args.timing_only:
-        print_done_when([], [], {}, print_timing(args, sgemm_peak(args.bench)), long_rss(args))
+        print_done_when([], [], [], print_timing(args, sgemm_peak(args.bench)), long_rss(args))
         return
     rates = []
     walls = {}
