@@ -26,13 +26,19 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "nn/transpose_kernels.hpp"
+#include "tensor/transpose_kernels.hpp"
 
 #if defined(__FMA__)
 #include <immintrin.h>
 #endif
 
 namespace attnlab::nn::detail {
+
+#if defined(__AVX2__)
+using tensor::detail::transpose_8x4;
+using tensor::detail::transpose_8x8;
+using tensor::detail::transpose_8x8_registers;
+#endif
 
 /// Key columns are padded to a multiple of this (one float register, two of
 /// double) so a tile of scores is whole registers; the padding scores are
@@ -42,7 +48,7 @@ inline int flash_padded(int n) { return (n + kFlashColumnPad - 1) / kFlashColumn
 
 /// kT[e * ld_t + j] = k[j * ld_k + e] for e < D, j < S; 0 for S <= j < ld_t.
 /// Floats under AVX2 go 8 keys × 8 values at a time through a register
-/// transpose (nn/transpose_kernels.hpp), then 8 keys × 4; the rest key by key, each key's D
+/// transpose (tensor/transpose_kernels.hpp), then 8 keys × 4; the rest key by key, each key's D
 /// values one read, where e by e would walk every key's row D times.
 template <class T>
 [[gnu::noinline]] void pack_keys_transposed_any(T* kT, int ld_t, const T* k, int ld_k, int S, int D) {

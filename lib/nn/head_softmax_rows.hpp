@@ -33,9 +33,15 @@
 #endif
 
 #include "nn/softmax_kernels.hpp"
-#include "nn/transpose_kernels.hpp"
+#include "tensor/transpose_kernels.hpp"
 
 namespace attnlab::nn::detail {
+
+#if defined(__AVX2__)
+using tensor::detail::transpose_8x4;
+using tensor::detail::transpose_8x8;
+using tensor::detail::transpose_8x8_registers;
+#endif
 
 /// Forward over nq rows of scores (row stride ld_s, S valid keys, already
 /// masked with -inf): P = softmax(row), written to att (nq rows of S,

@@ -3,12 +3,24 @@
 #include <cblas.h>
 
 #include "tensor/blas_core.hpp"
+#include "tensor/sgemm_tiles.hpp"
 
 namespace attnlab::tensor {
 
 template <>
 void gemm<float>(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A,
                  int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  // attnlab's shapes go to its own tiles (sgemm_tiles.hpp: faster there, and
+  // a row's bits independent of the call); the rest to OpenBLAS
+  if (detail::sgemm_tiles_take(trans_a, trans_b, M, N, K, alpha, beta)) {
+    detail::sgemm_tiles(trans_a, trans_b, M, N, K, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  sgemm_openblas(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void sgemm_openblas(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,
+                    const float* B, int ldb, float beta, float* C, int ldc) {
   blas_core();  // the kernels are chosen before the first product (one load after that)
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
               M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

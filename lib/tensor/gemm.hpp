@@ -16,6 +16,12 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda,
           const T* B, int ldb, T beta, T* C, int ldc);
 
+/// gemm<float> on OpenBLAS whatever the shape, never attnlab's own tiles
+/// (sgemm_tiles.hpp): what the benchmarks compare the tiles with, and half of
+/// the sgemm peak's readings (bench/train_step_bench.cpp).
+void sgemm_openblas(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,
+                    const float* B, int ldb, float beta, float* C, int ldc);
+
 /// OpenBLAS's thread count; blas_core() sets 1 at load time. attnlab
 /// parallelises across independent runs and row shares instead
 /// (xtensor_notes.md: a second BLAS thread at our shapes is sometimes slower

@@ -1,4 +1,5 @@
-// An 8 x 8 float transpose in AVX2 registers, for the heads' tiles: the
+// An 8 x 8 float transpose in AVX2 registers, for the sgemm tiles' packed
+// panels of a transposed B (tensor/sgemm_tiles.cpp) and the heads' tiles: the
 // backward's P'^T and dS^T (nn/head_softmax_rows.hpp) and the keys and
 // values packed as kT (nn/flash_kernels.hpp), and the forward's softmax of
 // an 8 x 8 tile worked by columns. Element by element these were
@@ -13,7 +14,7 @@
 #include <immintrin.h>
 #endif
 
-namespace attnlab::nn::detail {
+namespace attnlab::tensor::detail {
 
 #if defined(__AVX2__)
 /// r[j] becomes column j of the 8 x 8 block whose rows were r[0 .. 8).
@@ -65,4 +66,4 @@ namespace attnlab::nn::detail {
 }
 #endif
 
-}  // namespace attnlab::nn::detail
+}  // namespace attnlab::tensor::detail
