@@ -19,6 +19,7 @@ struct LstmCache {
   std::size_t bh;  // stride of one (B, H) slice
   R* xg;     // (B, T, 4H)   x · W_ih^T + b_ih + b_hh, all steps (forward workspace)
   R* hh;     // (B, 4H)      h_{t-1} · W_hh^T of the current step (forward workspace)
+  R* whh_t;  // (H, 4H)      W_hh^T, once per forward: each step's product reads it in place (forward workspace)
   R* pre;    // (4, B, H)    pre-activations of the current step, gate-major (forward workspace)
   R* gates;  // (T, 4, B, H) activated gates i, f, g, o, gate-major per step
   R* c;      // (T, B, H)    cell states c_t
@@ -35,6 +36,7 @@ LstmCache<R> lstm_cache(R* base, int B, int T, int H) {
   c.bh = bh;
   c.xg = k.take(4 * BH * T);
   c.hh = k.take(4 * BH);
+  c.whh_t = k.take(4 * static_cast<std::size_t>(H) * H);
   c.pre = k.take(4 * bh);
   c.gates = k.take(4 * bh * T);
   c.c = k.take(bh * T);
@@ -105,7 +107,11 @@ void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih
   detail::fill_rows(cv.xg, bias_ih, bias_hh, B * T, GH);
   tensor::gemm<Real>(false, true, B * T, GH, I, Real(1), inp, I, weight_ih, I, Real(1), cv.xg, GH);
 
-  // pass 2: the recurrence
+  // pass 2: the recurrence. Its product h_{t-1} · W_hh^T reads W_hh^T as
+  // stored, transposed once here: as A·B^T every step would transpose W_hh
+  // again into packed panels (tensor/sgemm_tiles.hpp; 6.5 % of a bottleneck
+  // run). The tiles' sums are the same either way.
+  if (T > 1) detail::transpose_into(cv.whh_t, weight_hh, GH, H);
   for (int t = 0; t < T; ++t) {
     const Real* xg_t = cv.xg + static_cast<std::size_t>(t) * GH;  // (B, 4H), rows ld_step apart
     Real* gates_t = cv.gates + 4 * bh * t;                         // (4, B, H), gates bh apart
@@ -118,7 +124,7 @@ void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih
       detail::gather_gates<Real>(cv.pre, bh, xg_t, ld_step, nullptr, 0, B, 4, H);
     } else {
       // hh (B, 4H) = h_{t-1} (B, H) · W_hh^T (H, 4H)
-      tensor::gemm<Real>(false, true, B, GH, H, Real(1), cv.h + bh * (t - 1), H, weight_hh, H,
+      tensor::gemm<Real>(false, false, B, GH, H, Real(1), cv.h + bh * (t - 1), H, cv.whh_t, GH,
                          Real(0), cv.hh, GH);
       detail::gather_gates<Real>(cv.pre, bh, xg_t, ld_step, cv.hh, GH, B, 4, H);
     }

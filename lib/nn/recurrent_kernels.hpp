@@ -20,8 +20,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "nn/lanewise.hpp"
+#include "tensor/transpose_kernels.hpp"
 
 namespace attnlab::nn::detail {
 
@@ -100,6 +102,27 @@ inline void gather_gates(Real* __restrict P, std::size_t ldp, const Real* __rest
       }
     }
   }
+}
+
+/// dst (cols, rows) = src (rows, cols)^T, both dense: a recurrent weight
+/// (G·H, H) turned (H, G·H) so each step's product reads it as stored.
+/// 8 × 8 register transposes where both sizes are multiples of 8 (floats).
+template <class Real>
+inline void transpose_into(Real* __restrict dst, const Real* __restrict src, int rows, int cols) {
+#if defined(__AVX2__)
+  if constexpr (std::is_same_v<Real, float>) {
+    if (rows % 8 == 0 && cols % 8 == 0) {
+      for (int r = 0; r < rows; r += 8)
+        for (int c = 0; c < cols; c += 8)
+          tensor::detail::transpose_8x8(dst + static_cast<std::size_t>(c) * rows + r, rows,
+                                        src + static_cast<std::size_t>(r) * cols + c, cols);
+      return;
+    }
+  }
+#endif
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      dst[static_cast<std::size_t>(c) * rows + r] = src[static_cast<std::size_t>(r) * cols + c];
 }
 
 /// Inverse of gather_gates without the sum: A[b·lda + k·H + :H] = P[k·ldp + b·H + :H].
