@@ -96,6 +96,8 @@ alignas(64) thread_local float packed_panel[kTilesMaxPackedK * 16];
 
 }  // namespace
 
+const char* sgemm_tiles_isa() { return "AVX2+FMA"; }
+
 bool sgemm_tiles_take(bool trans_a, bool trans_b, int M, int N, int K, float alpha, float beta) {
   if (trans_a && trans_b) return false;
   if (alpha != 1.0f || (beta != 0.0f && beta != 1.0f)) return false;
@@ -144,6 +146,7 @@ void sgemm_tiles(bool trans_a, bool trans_b, int M, int N, int K, const float* A
 
 #else  // built for an instruction set without AVX2 and FMA (-DATTNLAB_ARCH): OpenBLAS takes every product
 
+const char* sgemm_tiles_isa() { return "none"; }
 bool sgemm_tiles_take(bool, bool, int, int, int, float, float) { return false; }
 void sgemm_tiles(bool, bool, int, int, int, const float*, int, const float*, int, float, float*, int) {}
 

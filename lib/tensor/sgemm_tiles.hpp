@@ -24,6 +24,10 @@ namespace attnlab::tensor::detail {
 inline constexpr int kTilesMaxPackedK = 2048;
 bool sgemm_tiles_take(bool trans_a, bool trans_b, int M, int N, int K, float alpha, float beta);
 
+/// The tiles' instruction set as `attnlab --version` names it: "AVX2+FMA",
+/// or "none" when built for a set without them (OpenBLAS takes everything).
+const char* sgemm_tiles_isa();
+
 /// C (M, N) = op(A) (M, K) · op(B) (K, N) + beta · C, row-major with row
 /// strides lda, ldb, ldc as in the BLAS contract (gemm.hpp). Only for
 /// products sgemm_tiles_take() accepts; gemm<float>() routes the rest to

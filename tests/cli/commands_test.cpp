@@ -91,14 +91,16 @@ TEST(Commands, VersionAndHelp) {
   ScratchDir dir("help");
   const Outcome v = run_attnlab("--version", dir);
   EXPECT_EQ(v.exit_code, 0);
-  // The version names what decides the trained digits: the instruction set
-  // and OpenBLAS's kernel set (Haswell on every AVX2 machine).
-  EXPECT_EQ(v.out.find(std::string("attnlab ") + ATTNLAB_VERSION + " (built for " + ATTNLAB_ARCH +
-                       ", OpenBLAS kernels "),
-            0u)
+  // The version names what decides the trained digits: the instruction set,
+  // attnlab's own sgemm tiles and OpenBLAS's kernel set (Haswell on every
+  // AVX2 machine).
+  EXPECT_EQ(v.out.find(std::string("attnlab ") + ATTNLAB_VERSION + " (built for " + ATTNLAB_ARCH + ", sgemm tiles "), 0u)
       << v.out;
   if (__builtin_cpu_supports("avx2") && !std::getenv("ATTNLAB_BLAS_CORETYPE")) {
     EXPECT_NE(v.out.find("OpenBLAS kernels Haswell)"), std::string::npos) << v.out;
+  }
+  if (std::string(ATTNLAB_ARCH) == "x86-64-v3") {
+    EXPECT_NE(v.out.find(", sgemm tiles AVX2+FMA, OpenBLAS kernels "), std::string::npos) << v.out;
   }
   const Outcome h = run_attnlab("--help", dir);
   EXPECT_EQ(h.exit_code, 0);
