@@ -32,6 +32,11 @@ const char* sgemm_tiles_isa();
 /// strides lda, ldb, ldc as in the BLAS contract (gemm.hpp). Only for
 /// products sgemm_tiles_take() accepts; gemm<float>() routes the rest to
 /// cblas_sgemm. Allocates nothing (the packed panel is a per-thread array).
+/// Units: elements (floats), not bytes. Errors: none raised and nothing
+/// checked; a product sgemm_tiles_take() refuses is a caller's bug (gemm<float>
+/// never passes one). Source: the BLAS ?gemm contract (netlib reference BLAS,
+/// cblas_sgemm); the register-blocked micro-tile of Goto & van de Geijn,
+/// "Anatomy of High-Performance Matrix Multiplication" (ACM TOMS 34(3), 2008).
 void sgemm_tiles(bool trans_a, bool trans_b, int M, int N, int K, const float* A, int lda,
                  const float* B, int ldb, float beta, float* C, int ldc);
 
