@@ -6,6 +6,7 @@
 #include "models/replica.hpp"
 #include "nn/cost.hpp"
 #include "nn/cross_entropy.hpp"
+#include "nn/embedded_input.hpp"
 #include "nn/embedding.hpp"
 #include "nn/gru.hpp"
 #include "nn/linear.hpp"
@@ -36,7 +37,7 @@ std::size_t RecurrentClassifier::parameter_count(const RecurrentClassifierConfig
 }
 
 std::size_t RecurrentClassifier::memory_bytes(const RecurrentClassifierConfig& cfg, int max_batch, int length) {
-  const std::size_t E = cfg.embed, H = cfg.hidden_size, K = cfg.n_classes;
+  const std::size_t H = cfg.hidden_size, G = gates(cfg.cell), K = cfg.n_classes;
   const std::size_t B = max_batch, T = length;
   const std::size_t params = parameter_count(cfg);
   std::size_t cell = 0;
@@ -48,8 +49,8 @@ std::size_t RecurrentClassifier::memory_bytes(const RecurrentClassifierConfig& c
     case Cell::lstm: cell = nn::lstm_cache_size(max_batch, length, cfg.hidden_size) +
                             nn::lstm_scratch_size(max_batch, length, cfg.hidden_size); break;
   }
-  const std::size_t floats = 2 * params + 2 * B * T * E + 2 * B * T * H  // x, dx; out, dout
-                             + 2 * B * H + 3 * B * K + cell;             // last, dlast; logits, probs, dlogits
+  const std::size_t floats = 2 * params + cfg.vocab * G * H + 2 * B * T * H  // table; out, dout
+                             + 2 * B * H + 3 * B * K + cell;                   // last, dlast; logits, probs, dlogits
   return floats * sizeof(float);
 }
 
@@ -73,8 +74,7 @@ RecurrentClassifier::RecurrentClassifier(const RecurrentClassifierConfig& cfg, r
   nn::linear_init(init, params.value(head_w_), params.value(head_b_), H, K);
 
   const std::size_t BT = static_cast<std::size_t>(max_batch) * length;
-  x_.resize(BT * E);
-  dx_.resize(BT * E);
+  table_.resize(nn::embedded_table_size(cfg.vocab, G, H));
   out_.resize(BT * H);
   dout_.resize(BT * H);
   last_.resize(static_cast<std::size_t>(max_batch) * H);
@@ -98,17 +98,23 @@ RecurrentClassifier::RecurrentClassifier(const RecurrentClassifierConfig& cfg, r
   }
 }
 
+nn::EmbeddedInput<float> RecurrentClassifier::embedded(const std::int32_t* tokens) {
+  return {.ids = tokens, .weight = params.value(emb_), .vocab = cfg_.vocab, .table = table_.data()};
+}
+
 void RecurrentClassifier::forward(const std::int32_t* tokens, int B) {
   if (B < 1 || B > max_batch_) throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit");
   const int T = T_, E = cfg_.embed, H = cfg_.hidden_size;
-  // x (B, T, E) = emb(tokens); out (B, T, H) = rnn(x)
-  nn::embedding_forward(x_.data(), tokens, params.value(emb_), B * T, cfg_.vocab, E);
+  // out (B, T, H) = rnn(emb(tokens)), the table folded into the input projection
+  const nn::EmbeddedInput<float> x = embedded(tokens);
   const float *w_ih = params.value(w_ih_), *w_hh = params.value(w_hh_);
   const float *b_ih = params.value(b_ih_), *b_hh = params.value(b_hh_);
   switch (cfg_.cell) {
-    case Cell::rnn: nn::rnn_forward(out_.data(), cache_.data(), x_.data(), w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
-    case Cell::gru: nn::gru_forward(out_.data(), cache_.data(), x_.data(), w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
-    case Cell::lstm: nn::lstm_forward(out_.data(), cache_.data(), x_.data(), w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
+    case Cell::rnn: nn::rnn_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
+    case Cell::gru: nn::gru_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
+    case Cell::lstm:
+      nn::lstm_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H);
+      break;
   }
   // last (B, H) = out[:, -1, :]; logits (B, K) = head(last)
   for (int b = 0; b < B; ++b)
@@ -135,25 +141,24 @@ float RecurrentClassifier::train_step_drawn(const std::int32_t* tokens, const st
   std::fill_n(dout_.begin(), static_cast<std::size_t>(B) * T * H, 0.0f);
   for (int b = 0; b < B; ++b)
     std::copy_n(dlast_.begin() + b * H, H, dout_.begin() + (static_cast<std::size_t>(b) * T + T - 1) * H);
-  std::fill_n(dx_.begin(), static_cast<std::size_t>(B) * T * E, 0.0f);
+  const nn::EmbeddedInput<float> x = embedded(tokens);
   const float *w_ih = params.value(w_ih_), *w_hh = params.value(w_hh_);
-  float *dw_ih = params.grad(w_ih_), *dw_hh = params.grad(w_hh_), *db_ih = params.grad(b_ih_),
-        *db_hh = params.grad(b_hh_);
+  float *demb = params.grad(emb_), *dw_ih = params.grad(w_ih_), *dw_hh = params.grad(w_hh_),
+        *db_ih = params.grad(b_ih_), *db_hh = params.grad(b_hh_);
   switch (cfg_.cell) {
     case Cell::rnn:
-      nn::rnn_backward(dx_.data(), dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(),
-                       x_.data(), w_ih, w_hh, B, T, E, H);
+      nn::rnn_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
+                                w_ih, w_hh, B, T, E, H);
       break;
     case Cell::gru:
-      nn::gru_backward(dx_.data(), dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(),
-                       x_.data(), w_ih, w_hh, B, T, E, H);
+      nn::gru_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
+                                w_ih, w_hh, B, T, E, H);
       break;
     case Cell::lstm:
-      nn::lstm_backward(dx_.data(), dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(),
-                        x_.data(), w_ih, w_hh, B, T, E, H);
+      nn::lstm_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
+                                 w_ih, w_hh, B, T, E, H);
       break;
   }
-  nn::embedding_backward(params.grad(emb_), dx_.data(), tokens, B * T, cfg_.vocab, E);
   return loss;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nn/embedded_input.hpp"
 #include "nn/parameters.hpp"
 #include "random/generator.hpp"
 
@@ -32,6 +33,9 @@ struct RecurrentClassifierConfig {
 /// rnn.bias_hh_l0 (G·H), head.weight (K, H), head.bias (K); G = 1, 3, 4 for
 /// RNN, GRU, LSTM. Built from `init` in constructor order (emb, rnn, head;
 /// torch_rng.md §7), so the weights equal PyTorch's for the same seed.
+/// The embedding feeds the cell through its folded form
+/// (nn/embedded_input.hpp): forward values are PyTorch's computation bit for
+/// bit, the embedding's and weight_ih's gradients are its sums grouped by token.
 /// Buffers are sized once for up to max_batch sequences of `length`.
 /// Throws std::invalid_argument for non-positive sizes.
 class RecurrentClassifier {
@@ -67,16 +71,20 @@ class RecurrentClassifier {
   /// Evaluation forward: logits (B, K).
   void logits(const std::int32_t* tokens, int B, float* out);
 
-  /// Multiply-adds of one forward pass on B sequences (nn/cost.hpp).
+  /// Multiply-adds of one forward pass on B sequences (nn/cost.hpp): the
+  /// model's, as PyTorch computes it. The embedding is folded into the
+  /// cell's input projection (nn/embedded_input.hpp), so attnlab performs
+  /// V·G·H·E of the B·T·G·H·E input multiply-adds this counts.
   std::size_t forward_macs(int B) const;
 
  private:
   void forward(const std::int32_t* tokens, int B);
+  nn::EmbeddedInput<float> embedded(const std::int32_t* tokens);  // emb(tokens), folded
   std::size_t emb_, w_ih_, w_hh_, b_ih_, b_hh_, head_w_, head_b_;
   RecurrentClassifierConfig cfg_;
   int max_batch_, T_;
-  std::vector<float> x_, out_, cache_, last_, logits_, probs_;      // forward
-  std::vector<float> dlogits_, dlast_, dout_, dx_, scratch_;        // backward
+  std::vector<float> table_, out_, cache_, last_, logits_, probs_;  // forward (table_: also the backward's dtable)
+  std::vector<float> dlogits_, dlast_, dout_, scratch_;             // backward
 };
 
 }  // namespace attnlab::models

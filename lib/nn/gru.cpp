@@ -4,6 +4,7 @@
 
 #include "nn/lanewise.hpp"
 #include "nn/recurrent_kernels.hpp"
+#include "nn/embedded_input.hpp"
 #include "tensor/gemm.hpp"
 
 namespace attnlab::nn {
@@ -83,11 +84,13 @@ void gru_init(random::Generator& gen, float* weight_ih, float* weight_hh, float*
   recurrent_init(gen, weight_ih, weight_hh, bias_ih, bias_hh, kGruGates, I, H);
 }
 
-template <class Real>
-void gru_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
-                 const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
-                 int I, int H) {
-  check_recurrent_dims("gru_forward", B, T, I, H);
+namespace {
+
+// The forward pass once `project` has filled xg (B·T, 3H) with the input
+// projection of every step, x · W_ih^T + b_ih (b_hh goes inside r ⊙ (...)).
+template <class Real, class Project>
+void gru_forward_projected(Real* out, Real* cache, Project project, const Real* weight_hh, const Real* bias_hh,
+                           int B, int T, int H) {
   using detail::map_lanes;
   const int GH = 3 * H;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
@@ -95,10 +98,8 @@ void gru_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
   const GruCache<Real> cv = gru_cache(cache, B, T, H);
   const std::size_t bh = cv.bh;
 
-  // pass 1: input projection of every step in one product,
-  // xg (B·T, 3H) = inp (B·T, I) · W_ih^T + b_ih
-  detail::fill_rows<Real>(cv.xg, bias_ih, nullptr, B * T, GH);
-  tensor::gemm<Real>(false, true, B * T, GH, I, Real(1), inp, I, weight_ih, I, Real(1), cv.xg, GH);
+  // pass 1: input projection of every step
+  project(cv.xg);
 
   // pass 2: the recurrence
   for (int t = 0; t < T; ++t) {
@@ -135,11 +136,13 @@ void gru_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
   }
 }
 
+// Backward through time and the recurrent and bias gradients; returns dxg
+// (B·T, 3H) = dLoss/d input projection, from which the caller takes the
+// input side (dW_ih and the input's gradient).
 template <class Real>
-void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,
-                  Real* scratch, const Real* dout, const Real* cache, const Real* inp,
-                  const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
-  check_recurrent_dims("gru_backward", B, T, I, H);
+const Real* gru_backward_recurrent(Real* dweight_hh, Real* dbias_ih, Real* dbias_hh, Real* scratch,
+                                   const Real* dout, const Real* cache, const Real* weight_hh, int B, int T,
+                                   int H) {
   using detail::map_lanes;
   const int GH = 3 * H;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
@@ -186,20 +189,63 @@ void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih
     detail::scatter_gates(dhh_t + 2 * H, ld_step, s.dpre + 3 * bh, bh, B, 1, H);  // dhn
   }
 
-  // pass 2: parameter and input gradients, one product each over all B·T rows
+  // pass 2: parameter gradients, one product each over all B·T rows
   detail::add_column_sums<Real>(dbias_ih, nullptr, s.dxg, B * T, GH);
   detail::add_column_sums<Real>(dbias_hh, nullptr, s.dhh, B * T, GH);
-  if (dweight_ih)  // dW_ih (3H, I) += dxg^T (3H, B·T) · inp (B·T, I)
-    tensor::gemm<Real>(true, false, GH, I, B * T, Real(1), s.dxg, GH, inp, I, Real(1), dweight_ih,
-                       I);
   if (dweight_hh) {  // dW_hh (3H, H) += dhh^T (3H, B·T) · hprev (B·T, H)
     detail::previous_hidden(s.hprev, cv.h, bh, B, T, H);
     tensor::gemm<Real>(true, false, GH, H, B * T, Real(1), s.dhh, GH, s.hprev, H, Real(1),
                        dweight_hh, H);
   }
+  return s.dxg;
+}
+
+}  // namespace
+
+template <class Real>
+void gru_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
+                 const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
+                 int I, int H) {
+  check_recurrent_dims("gru_forward", B, T, I, H);
+  const int GH = 3 * H;
+  gru_forward_projected(out, cache, [&](Real* xg) {
+    // xg (B·T, 3H) = inp (B·T, I) · W_ih^T + b_ih, one product
+    detail::fill_rows<Real>(xg, bias_ih, nullptr, B * T, GH);
+    tensor::gemm<Real>(false, true, B * T, GH, I, Real(1), inp, I, weight_ih, I, Real(1), xg, GH);
+  }, weight_hh, bias_hh, B, T, H);
+}
+
+template <class Real>
+void gru_forward_embedded(Real* out, Real* cache, const EmbeddedInput<Real>& inp, const Real* weight_ih,
+                          const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
+                          int I, int H) {
+  check_recurrent_dims("gru_forward_embedded", B, T, I, H);
+  gru_forward_projected(out, cache, [&](Real* xg) {
+    embedded_projection_forward<Real>(xg, inp, weight_ih, bias_ih, nullptr, B * T, I, 3 * H);
+  }, weight_hh, bias_hh, B, T, H);
+}
+
+template <class Real>
+void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,
+                  Real* scratch, const Real* dout, const Real* cache, const Real* inp,
+                  const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
+  check_recurrent_dims("gru_backward", B, T, I, H);
+  const int GH = 3 * H;
+  const Real* dxg = gru_backward_recurrent(dweight_hh, dbias_ih, dbias_hh, scratch, dout, cache, weight_hh, B, T, H);
+  if (dweight_ih)  // dW_ih (3H, I) += dxg^T (3H, B·T) · inp (B·T, I)
+    tensor::gemm<Real>(true, false, GH, I, B * T, Real(1), dxg, GH, inp, I, Real(1), dweight_ih, I);
   if (dinp)  // dinp (B·T, I) += dxg (B·T, 3H) · W_ih (3H, I)
-    tensor::gemm<Real>(false, false, B * T, I, GH, Real(1), s.dxg, GH, weight_ih, I, Real(1), dinp,
-                       I);
+    tensor::gemm<Real>(false, false, B * T, I, GH, Real(1), dxg, GH, weight_ih, I, Real(1), dinp, I);
+}
+
+template <class Real>
+void gru_backward_embedded(Real* dweight_emb, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih,
+                           Real* dbias_hh, Real* scratch, const Real* dout, const Real* cache,
+                           const EmbeddedInput<Real>& inp, const Real* weight_ih, const Real* weight_hh, int B,
+                           int T, int I, int H) {
+  check_recurrent_dims("gru_backward_embedded", B, T, I, H);
+  const Real* dxg = gru_backward_recurrent(dweight_hh, dbias_ih, dbias_hh, scratch, dout, cache, weight_hh, B, T, H);
+  embedded_projection_backward(dweight_emb, dweight_ih, dxg, inp, weight_ih, B * T, I, 3 * H);
 }
 
 template void gru_forward<float>(float*, float*, const float*, const float*, const float*,
@@ -212,5 +258,15 @@ template void gru_backward<float>(float*, float*, float*, float*, float*, float*
 template void gru_backward<double>(double*, double*, double*, double*, double*, double*,
                                    const double*, const double*, const double*, const double*,
                                    const double*, int, int, int, int);
+template void gru_forward_embedded<float>(float*, float*, const EmbeddedInput<float>&, const float*, const float*,
+                                          const float*, const float*, int, int, int, int);
+template void gru_forward_embedded<double>(double*, double*, const EmbeddedInput<double>&, const double*,
+                                           const double*, const double*, const double*, int, int, int, int);
+template void gru_backward_embedded<float>(float*, float*, float*, float*, float*, float*, const float*,
+                                           const float*, const EmbeddedInput<float>&, const float*, const float*,
+                                           int, int, int, int);
+template void gru_backward_embedded<double>(double*, double*, double*, double*, double*, double*, const double*,
+                                            const double*, const EmbeddedInput<double>&, const double*,
+                                            const double*, int, int, int, int);
 
 }  // namespace attnlab::nn

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 
+#include "nn/embedded_input.hpp"
 #include "nn/recurrent_common.hpp"
 
 namespace attnlab::nn {
@@ -59,5 +60,31 @@ template <class Real>
 void gru_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,
                   Real* scratch, const Real* dout, const Real* cache, const Real* inp,
                   const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H);
+
+/// gru_forward of x = inp.weight[inp.ids] (an nn.Embedding before the
+/// layer) with the table folded into the input projection
+/// (nn/embedded_input.hpp): V rows of products instead of B·T. out and cache
+/// are bit-identical to embedding_forward then gru_forward for floats on
+/// the sgemm tiles (AVX2+FMA, tensor/sgemm_tiles.hpp), equal to rounding
+/// otherwise; inp.table
+/// (embedded_table_size(V, 3, H)) keeps the projected table. Throws
+/// std::invalid_argument unless B, T, I, H, V >= 1, std::out_of_range for an
+/// id outside [0, V) (before out or cache is written).
+template <class Real>
+void gru_forward_embedded(Real* out, Real* cache, const EmbeddedInput<Real>& inp, const Real* weight_ih,
+                          const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
+                          int I, int H);
+
+/// gru_backward of gru_forward_embedded: ADDS into dweight_emb (V, I), the
+/// embedding table's gradient (what embedding_backward would add from
+/// dinp), and into dweight_ih, dweight_hh, dbias_ih, dbias_hh as
+/// gru_backward; any may be null. Overwrites scratch and inp.table. The
+/// input-side sums are grouped by token, so they agree with the dense pass to
+/// rounding, not bit for bit. Throws as gru_forward_embedded.
+template <class Real>
+void gru_backward_embedded(Real* dweight_emb, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih,
+                           Real* dbias_hh, Real* scratch, const Real* dout, const Real* cache,
+                           const EmbeddedInput<Real>& inp, const Real* weight_ih, const Real* weight_hh, int B,
+                           int T, int I, int H);
 
 }  // namespace attnlab::nn

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "nn/embedded_input.hpp"
 #include "nn/lanewise.hpp"
 #include "nn/recurrent_kernels.hpp"
 #include "tensor/gemm.hpp"
@@ -90,11 +91,12 @@ void lstm_init(random::Generator& gen, float* weight_ih, float* weight_hh, float
   recurrent_init(gen, weight_ih, weight_hh, bias_ih, bias_hh, kLstmGates, I, H);
 }
 
-template <class Real>
-void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
-                  const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
-                  int I, int H) {
-  check_recurrent_dims("lstm_forward", B, T, I, H);
+namespace {
+
+// The forward pass once `project` has filled xg (B·T, 4H) with the input
+// projection of every step, x · W_ih^T + (b_ih + b_hh).
+template <class Real, class Project>
+void lstm_forward_projected(Real* out, Real* cache, Project project, const Real* weight_hh, int B, int T, int H) {
   using detail::map_lanes;
   const int GH = 4 * H;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
@@ -102,10 +104,8 @@ void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih
   const LstmCache<Real> cv = lstm_cache(cache, B, T, H);
   const std::size_t bh = cv.bh;
 
-  // pass 1: input projection of every step in one product,
-  // xg (B·T, 4H) = inp (B·T, I) · W_ih^T + (b_ih + b_hh)
-  detail::fill_rows(cv.xg, bias_ih, bias_hh, B * T, GH);
-  tensor::gemm<Real>(false, true, B * T, GH, I, Real(1), inp, I, weight_ih, I, Real(1), cv.xg, GH);
+  // pass 1: input projection of every step
+  project(cv.xg);
 
   // pass 2: the recurrence. Its product h_{t-1} · W_hh^T reads W_hh^T as
   // stored, transposed once here: as A·B^T every step would transpose W_hh
@@ -150,11 +150,13 @@ void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih
   }
 }
 
+// Backward through time and the recurrent and bias gradients; returns dxg
+// (B·T, 4H) = dLoss/d pre-activations, from which the caller takes the
+// input side (dW_ih and the input's gradient).
 template <class Real>
-void lstm_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,
-                   Real* scratch, const Real* dout, const Real* cache, const Real* inp,
-                   const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
-  check_recurrent_dims("lstm_backward", B, T, I, H);
+const Real* lstm_backward_recurrent(Real* dweight_hh, Real* dbias_ih, Real* dbias_hh, Real* scratch,
+                                    const Real* dout, const Real* cache, const Real* weight_hh, int B, int T,
+                                    int H) {
   using detail::map_lanes;
   const int GH = 4 * H;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
@@ -197,20 +199,63 @@ void lstm_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_i
     detail::scatter_gates(s.dxg + static_cast<std::size_t>(t) * GH, ld_step, s.dpre, bh, B, 4, H);
   }
 
-  // pass 2: parameter and input gradients, one product each over all B·T rows
+  // pass 2: parameter gradients, one product each over all B·T rows
   // (b_ih and b_hh enter every pre-activation the same way: equal gradients)
   detail::add_column_sums(dbias_ih, dbias_hh, s.dxg, B * T, GH);
-  if (dweight_ih)  // dW_ih (4H, I) += dxg^T (4H, B·T) · inp (B·T, I)
-    tensor::gemm<Real>(true, false, GH, I, B * T, Real(1), s.dxg, GH, inp, I, Real(1), dweight_ih,
-                       I);
   if (dweight_hh) {  // dW_hh (4H, H) += dxg^T (4H, B·T) · hprev (B·T, H)
     detail::previous_hidden(s.hprev, cv.h, bh, B, T, H);
     tensor::gemm<Real>(true, false, GH, H, B * T, Real(1), s.dxg, GH, s.hprev, H, Real(1),
                        dweight_hh, H);
   }
+  return s.dxg;
+}
+
+}  // namespace
+
+template <class Real>
+void lstm_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
+                  const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
+                  int I, int H) {
+  check_recurrent_dims("lstm_forward", B, T, I, H);
+  const int GH = 4 * H;
+  lstm_forward_projected(out, cache, [&](Real* xg) {
+    // xg (B·T, 4H) = inp (B·T, I) · W_ih^T + (b_ih + b_hh), one product
+    detail::fill_rows(xg, bias_ih, bias_hh, B * T, GH);
+    tensor::gemm<Real>(false, true, B * T, GH, I, Real(1), inp, I, weight_ih, I, Real(1), xg, GH);
+  }, weight_hh, B, T, H);
+}
+
+template <class Real>
+void lstm_forward_embedded(Real* out, Real* cache, const EmbeddedInput<Real>& inp, const Real* weight_ih,
+                           const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
+                           int I, int H) {
+  check_recurrent_dims("lstm_forward_embedded", B, T, I, H);
+  lstm_forward_projected(out, cache, [&](Real* xg) {
+    embedded_projection_forward(xg, inp, weight_ih, bias_ih, bias_hh, B * T, I, 4 * H);
+  }, weight_hh, B, T, H);
+}
+
+template <class Real>
+void lstm_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,
+                   Real* scratch, const Real* dout, const Real* cache, const Real* inp,
+                   const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
+  check_recurrent_dims("lstm_backward", B, T, I, H);
+  const int GH = 4 * H;
+  const Real* dxg = lstm_backward_recurrent(dweight_hh, dbias_ih, dbias_hh, scratch, dout, cache, weight_hh, B, T, H);
+  if (dweight_ih)  // dW_ih (4H, I) += dxg^T (4H, B·T) · inp (B·T, I)
+    tensor::gemm<Real>(true, false, GH, I, B * T, Real(1), dxg, GH, inp, I, Real(1), dweight_ih, I);
   if (dinp)  // dinp (B·T, I) += dxg (B·T, 4H) · W_ih (4H, I)
-    tensor::gemm<Real>(false, false, B * T, I, GH, Real(1), s.dxg, GH, weight_ih, I, Real(1), dinp,
-                       I);
+    tensor::gemm<Real>(false, false, B * T, I, GH, Real(1), dxg, GH, weight_ih, I, Real(1), dinp, I);
+}
+
+template <class Real>
+void lstm_backward_embedded(Real* dweight_emb, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih,
+                            Real* dbias_hh, Real* scratch, const Real* dout, const Real* cache,
+                            const EmbeddedInput<Real>& inp, const Real* weight_ih, const Real* weight_hh, int B,
+                            int T, int I, int H) {
+  check_recurrent_dims("lstm_backward_embedded", B, T, I, H);
+  const Real* dxg = lstm_backward_recurrent(dweight_hh, dbias_ih, dbias_hh, scratch, dout, cache, weight_hh, B, T, H);
+  embedded_projection_backward(dweight_emb, dweight_ih, dxg, inp, weight_ih, B * T, I, 4 * H);
 }
 
 template void lstm_forward<float>(float*, float*, const float*, const float*, const float*,
@@ -223,6 +268,16 @@ template void lstm_backward<float>(float*, float*, float*, float*, float*, float
 template void lstm_backward<double>(double*, double*, double*, double*, double*, double*,
                                     const double*, const double*, const double*, const double*,
                                     const double*, int, int, int, int);
+template void lstm_forward_embedded<float>(float*, float*, const EmbeddedInput<float>&, const float*, const float*,
+                                           const float*, const float*, int, int, int, int);
+template void lstm_forward_embedded<double>(double*, double*, const EmbeddedInput<double>&, const double*,
+                                            const double*, const double*, const double*, int, int, int, int);
+template void lstm_backward_embedded<float>(float*, float*, float*, float*, float*, float*, const float*,
+                                            const float*, const EmbeddedInput<float>&, const float*, const float*,
+                                            int, int, int, int);
+template void lstm_backward_embedded<double>(double*, double*, double*, double*, double*, double*, const double*,
+                                             const double*, const EmbeddedInput<double>&, const double*,
+                                             const double*, int, int, int, int);
 
 template <class Real>
 void lstm_last_cell(Real* c_n, const Real* cache, int B, int T, int H) {

@@ -1,5 +1,6 @@
-// Building blocks shared by rnn.cpp, gru.cpp and lstm.cpp. Internal: it
-// includes xsimd, so only those three files include it.
+// Building blocks shared by rnn.cpp, gru.cpp and lstm.cpp (and
+// embedded_input.cpp's fill_rows). Internal: it includes xsimd, so only
+// those files include it.
 //
 // Layouts. The input projection of all steps is one product with rows in
 // batch-major order (b, t), so step t's rows of a (B, T, C) tensor are T·C

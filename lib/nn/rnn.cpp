@@ -4,6 +4,7 @@
 
 #include "nn/lanewise.hpp"
 #include "nn/recurrent_kernels.hpp"
+#include "nn/embedded_input.hpp"
 #include "tensor/gemm.hpp"
 
 namespace attnlab::nn {
@@ -77,20 +78,19 @@ void rnn_init(random::Generator& gen, float* weight_ih, float* weight_hh, float*
   recurrent_init(gen, weight_ih, weight_hh, bias_ih, bias_hh, kRnnGates, I, H);
 }
 
-template <class Real>
-void rnn_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
-                 const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
-                 int I, int H) {
-  check_recurrent_dims("rnn_forward", B, T, I, H);
+namespace {
+
+// The forward pass once `project` has filled xg (B·T, H) with the input
+// projection of every step, x · W_ih^T + (b_ih + b_hh).
+template <class Real, class Project>
+void rnn_forward_projected(Real* out, Real* cache, Project project, const Real* weight_hh, int B, int T, int H) {
   const std::size_t BH = static_cast<std::size_t>(B) * H;
   const std::size_t ld_step = static_cast<std::size_t>(T) * H;  // between batch rows of xg
   const RnnCache<Real> cv = rnn_cache(cache, B, T, H);
   const std::size_t bh = cv.bh;
 
-  // pass 1: input projection of every step in one product,
-  // xg (B·T, H) = inp (B·T, I) · W_ih^T + (b_ih + b_hh)
-  detail::fill_rows(cv.xg, bias_ih, bias_hh, B * T, H);
-  tensor::gemm<Real>(false, true, B * T, H, I, Real(1), inp, I, weight_ih, I, Real(1), cv.xg, H);
+  // pass 1: input projection of every step
+  project(cv.xg);
 
   // pass 2: the recurrence, h_t = tanh(xg_t + h_{t-1} · W_hh^T), h_{-1} = 0
   for (int t = 0; t < T; ++t) {
@@ -109,11 +109,13 @@ void rnn_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
   }
 }
 
+// Backward through time and the recurrent and bias gradients; returns dxg
+// (B·T, H) = dLoss/d pre-activations, from which the caller takes the input
+// side (dW_ih and the input's gradient).
 template <class Real>
-void rnn_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,
-                  Real* scratch, const Real* dout, const Real* cache, const Real* inp,
-                  const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
-  check_recurrent_dims("rnn_backward", B, T, I, H);
+const Real* rnn_backward_recurrent(Real* dweight_hh, Real* dbias_ih, Real* dbias_hh, Real* scratch,
+                                   const Real* dout, const Real* cache, const Real* weight_hh, int B, int T,
+                                   int H) {
   using detail::map_lanes;
   const std::size_t BH = static_cast<std::size_t>(B) * H;
   const std::size_t ld_step = static_cast<std::size_t>(T) * H;
@@ -135,18 +137,61 @@ void rnn_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih
     detail::scatter_gates(s.dxg + static_cast<std::size_t>(t) * H, ld_step, s.dpre, BH, B, 1, H);
   }
 
-  // pass 2: parameter and input gradients, one product each over all B·T rows
+  // pass 2: parameter gradients, one product each over all B·T rows
   // (b_ih and b_hh enter the pre-activation the same way: equal gradients)
   detail::add_column_sums(dbias_ih, dbias_hh, s.dxg, B * T, H);
-  if (dweight_ih)  // dW_ih (H, I) += dxg^T (H, B·T) · inp (B·T, I)
-    tensor::gemm<Real>(true, false, H, I, B * T, Real(1), s.dxg, H, inp, I, Real(1), dweight_ih, I);
   if (dweight_hh) {  // dW_hh (H, H) += dxg^T (H, B·T) · hprev (B·T, H)
     detail::previous_hidden(s.hprev, cv.h, bh, B, T, H);
     tensor::gemm<Real>(true, false, H, H, B * T, Real(1), s.dxg, H, s.hprev, H, Real(1),
                        dweight_hh, H);
   }
+  return s.dxg;
+}
+
+}  // namespace
+
+template <class Real>
+void rnn_forward(Real* out, Real* cache, const Real* inp, const Real* weight_ih,
+                 const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
+                 int I, int H) {
+  check_recurrent_dims("rnn_forward", B, T, I, H);
+  rnn_forward_projected(out, cache, [&](Real* xg) {
+    // xg (B·T, H) = inp (B·T, I) · W_ih^T + (b_ih + b_hh), one product
+    detail::fill_rows(xg, bias_ih, bias_hh, B * T, H);
+    tensor::gemm<Real>(false, true, B * T, H, I, Real(1), inp, I, weight_ih, I, Real(1), xg, H);
+  }, weight_hh, B, T, H);
+}
+
+template <class Real>
+void rnn_forward_embedded(Real* out, Real* cache, const EmbeddedInput<Real>& inp, const Real* weight_ih,
+                          const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
+                          int I, int H) {
+  check_recurrent_dims("rnn_forward_embedded", B, T, I, H);
+  rnn_forward_projected(out, cache, [&](Real* xg) {
+    embedded_projection_forward(xg, inp, weight_ih, bias_ih, bias_hh, B * T, I, H);
+  }, weight_hh, B, T, H);
+}
+
+template <class Real>
+void rnn_backward(Real* dinp, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih, Real* dbias_hh,
+                  Real* scratch, const Real* dout, const Real* cache, const Real* inp,
+                  const Real* weight_ih, const Real* weight_hh, int B, int T, int I, int H) {
+  check_recurrent_dims("rnn_backward", B, T, I, H);
+  const Real* dxg = rnn_backward_recurrent(dweight_hh, dbias_ih, dbias_hh, scratch, dout, cache, weight_hh, B, T, H);
+  if (dweight_ih)  // dW_ih (H, I) += dxg^T (H, B·T) · inp (B·T, I)
+    tensor::gemm<Real>(true, false, H, I, B * T, Real(1), dxg, H, inp, I, Real(1), dweight_ih, I);
   if (dinp)  // dinp (B·T, I) += dxg (B·T, H) · W_ih (H, I)
-    tensor::gemm<Real>(false, false, B * T, I, H, Real(1), s.dxg, H, weight_ih, I, Real(1), dinp, I);
+    tensor::gemm<Real>(false, false, B * T, I, H, Real(1), dxg, H, weight_ih, I, Real(1), dinp, I);
+}
+
+template <class Real>
+void rnn_backward_embedded(Real* dweight_emb, Real* dweight_ih, Real* dweight_hh, Real* dbias_ih,
+                           Real* dbias_hh, Real* scratch, const Real* dout, const Real* cache,
+                           const EmbeddedInput<Real>& inp, const Real* weight_ih, const Real* weight_hh, int B,
+                           int T, int I, int H) {
+  check_recurrent_dims("rnn_backward_embedded", B, T, I, H);
+  const Real* dxg = rnn_backward_recurrent(dweight_hh, dbias_ih, dbias_hh, scratch, dout, cache, weight_hh, B, T, H);
+  embedded_projection_backward(dweight_emb, dweight_ih, dxg, inp, weight_ih, B * T, I, H);
 }
 
 template void rnn_forward<float>(float*, float*, const float*, const float*, const float*,
@@ -159,5 +204,15 @@ template void rnn_backward<float>(float*, float*, float*, float*, float*, float*
 template void rnn_backward<double>(double*, double*, double*, double*, double*, double*,
                                    const double*, const double*, const double*, const double*,
                                    const double*, int, int, int, int);
+template void rnn_forward_embedded<float>(float*, float*, const EmbeddedInput<float>&, const float*, const float*,
+                                          const float*, const float*, int, int, int, int);
+template void rnn_forward_embedded<double>(double*, double*, const EmbeddedInput<double>&, const double*,
+                                           const double*, const double*, const double*, int, int, int, int);
+template void rnn_backward_embedded<float>(float*, float*, float*, float*, float*, float*, const float*,
+                                           const float*, const EmbeddedInput<float>&, const float*, const float*,
+                                           int, int, int, int);
+template void rnn_backward_embedded<double>(double*, double*, double*, double*, double*, double*, const double*,
+                                            const double*, const EmbeddedInput<double>&, const double*,
+                                            const double*, int, int, int, int);
 
 }  // namespace attnlab::nn
