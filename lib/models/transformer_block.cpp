@@ -52,7 +52,7 @@ BlockWorkspace<Real>::BlockWorkspace(int max_batch_, int T, int C, int H, int F)
   const std::size_t N = static_cast<std::size_t>(max_batch) * T;
   for (auto* v : {&h1, &a, &x1, &h2, &f2, &dx1, &df2, &dh2, &dh1}) v->resize(N * C);
   for (auto* v : {&mean1, &rstd1, &mean2, &rstd2}) v->resize(N);
-  for (auto* v : {&f1, &erf1, &g1, &dg1, &df1}) v->resize(N * F);
+  for (auto* v : {&f1, &dgelu1, &g1, &dg1, &df1}) v->resize(N * F);
   mha_cache.resize(nn::mha_cache_size(d));
   mha_scratch.resize(nn::mha_scratch_size(d));
   keep_attn.resize(static_cast<std::size_t>(max_batch) * H * T * T);
@@ -124,7 +124,7 @@ void transformer_block_forward_drawn(Real* out, BlockWorkspace<Real>& ws, const 
   nn::layer_norm_forward(ws.h2.data(), ws.mean2.data(), ws.rstd2.data(), ws.x1.data(), w.norm2_weight,
                          w.norm2_bias, N, C);
   nn::linear_forward(ws.f1.data(), ws.h2.data(), w.ff1_weight, w.ff1_bias, N, C, F);
-  nn::gelu_forward_keep(ws.g1.data(), ws.erf1.data(), ws.f1.data(), static_cast<std::size_t>(N) * F);
+  nn::gelu_forward_keep(ws.g1.data(), ws.dgelu1.data(), ws.f1.data(), static_cast<std::size_t>(N) * F);
   nn::linear_forward(ws.f2.data(), ws.g1.data(), w.ff2_weight, w.ff2_bias, N, F, C);
   // out = x1 + Dropout(f2)
   if (ws.dropped) {
@@ -153,7 +153,7 @@ void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockW
   std::fill_n(ws.dg1.begin(), NF, Real(0));
   nn::linear_backward(ws.dg1.data(), grad.ff2_weight, grad.ff2_bias, ws.df2.data(), ws.g1.data(), w.ff2_weight,
                       static_cast<int>(N), F, C);
-  nn::gelu_backward_kept_overwrite(ws.df1.data(), ws.dg1.data(), ws.f1.data(), ws.erf1.data(), NF);
+  nn::gelu_backward_kept_overwrite(ws.df1.data(), ws.dg1.data(), ws.dgelu1.data(), NF);
   std::fill_n(ws.dh2.begin(), NC, Real(0));
   nn::linear_backward(ws.dh2.data(), grad.ff1_weight, grad.ff1_bias, ws.df1.data(), ws.h2.data(), w.ff1_weight,
                       static_cast<int>(N), C, F);

@@ -64,7 +64,7 @@ struct BlockWorkspace {
   static std::size_t bytes(int max_batch, int T, int C, int H, int F);
   BlockWorkspace(int max_batch, int T, int C, int H, int F);
   int max_batch;
-  std::vector<Real> h1, mean1, rstd1, a, x1, h2, mean2, rstd2, f1, erf1, g1, f2, mha_cache;  // forward (erf1: GELU's 1 + erf)
+  std::vector<Real> h1, mean1, rstd1, a, x1, h2, mean2, rstd2, f1, dgelu1, g1, f2, mha_cache;  // forward (dgelu1: GELU'(f1))
   std::vector<std::uint8_t> keep_attn, keep_ff;                                       // dropout masks
   Real scale_attn = 1, scale_ff = 1;
   bool dropped = false;                                                               // masks in use

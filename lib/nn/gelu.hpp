@@ -27,22 +27,22 @@ void gelu_forward(T* out, const T* inp, std::size_t n);
 template <class T>
 void gelu_backward(T* dinp, const T* dout, const T* inp, std::size_t n);
 
-/// gelu_forward that also keeps s = 1 + erf(x / sqrt(2)) (n values) for
-/// gelu_backward_kept_overwrite, whose backward pass then evaluates no erf (xsimd's erf
-/// and GELU's two passes were 18 % of a transformer row's training step). out
-/// and s are the same bytes as gelu_forward's out and the erf term
-/// gelu_backward computes: the same expression, its middle kept in memory.
-/// out and s must not overlap each other or inp.
+/// gelu_forward that also keeps GELU'(x) (n values) for
+/// gelu_backward_kept_overwrite, so the backward pass is one multiply (the
+/// erf and two exps of GELU's two passes were 12 % of a one-block
+/// transformer's training step). out is gelu_forward's bytes. dgelu is
+/// gelu_backward's derivative, 0.5 (1 + erf(x / sqrt 2)) + x phi(x), except
+/// that for floats phi's e^(-x^2 / 2) is the erf's own e^(-z^2), z = x / sqrt 2
+/// (its argument rounded once more: within 2e-7 relative of gelu_backward's,
+/// tests/nn/gelu_test.cpp). out and dgelu must not overlap each other or inp.
 template <class T>
-void gelu_forward_keep(T* out, T* one_plus_erf, const T* inp, std::size_t n);
+void gelu_forward_keep(T* out, T* dgelu, const T* inp, std::size_t n);
 
-/// gelu_backward, given the s = 1 + erf(x / sqrt(2)) that gelu_forward_keep
-/// kept for these inputs, and WRITING rather than adding:
-/// dinp = dout * (0.5 * s + x * exp(-x^2 / 2) / sqrt(2 pi)), so that
-/// dinp + d is the bytes gelu_backward adds to d. A caller whose target is
-/// zero saves the pass that zeroes it (a 4 C wide buffer in a block's
-/// backward: most of its memset time in perf).
+/// The backward pass given the dgelu gelu_forward_keep kept for these
+/// inputs, WRITING rather than adding: dinp = dout * dgelu. A caller whose
+/// target is zero saves the pass that zeroes it. dinp may be dout (in
+/// place), must not overlap dgelu otherwise.
 template <class T>
-void gelu_backward_kept_overwrite(T* dinp, const T* dout, const T* inp, const T* one_plus_erf, std::size_t n);
+void gelu_backward_kept_overwrite(T* dinp, const T* dout, const T* dgelu, std::size_t n);
 
 }  // namespace attnlab::nn
