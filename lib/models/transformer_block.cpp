@@ -8,6 +8,7 @@
 #include "nn/gelu.hpp"
 #include "nn/layer_norm.hpp"
 #include "nn/linear.hpp"
+#include "nn/mha_distinct_rows.hpp"
 
 namespace attnlab::models {
 
@@ -64,6 +65,12 @@ void check_batch(int B, int max_batch) {
   if (B < 1 || B > max_batch)
     throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit the block's workspace");
 }
+template <class Real>
+void check_rows(const DistinctRows<Real>* rows, int N) {
+  if (rows && (rows->U < 1 || rows->U > N))
+    throw std::invalid_argument("distinct rows: U = " + std::to_string(rows->U) + " is outside [1, " +
+                                std::to_string(N) + "]");
+}
 }  // namespace
 
 template <class Real>
@@ -95,29 +102,37 @@ void transformer_block_take_masks(BlockWorkspace<Real>& ws, const BlockWorkspace
 
 template <class Real>
 void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
-                               const BlockDims& d, random::Generator* train) {
+                               const BlockDims& d, random::Generator* train, const DistinctRows<Real>* rows) {
   check_batch(d.B, ws.max_batch);
   if (train) transformer_block_draw_masks(ws, d, *train);
   else ws.dropped = false;
-  transformer_block_forward_drawn(out, ws, x, w, d);
+  transformer_block_forward_drawn(out, ws, x, w, d, rows);
 }
 
 template <class Real>
 void transformer_block_forward_drawn(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
-                                     const BlockDims& d) {
+                                     const BlockDims& d, const DistinctRows<Real>* rows) {
   check_batch(d.B, ws.max_batch);
   const nn::MhaDims md = nn::mha_dims(d.B, d.T, d.T, d.C, d.H);
   const int N = d.B * d.T, C = d.C, F = d.F;
+  check_rows(rows, N);
   // h1 = LN1(x); a = MHA(h1, h1, h1), dropout on its weights when training
-  nn::layer_norm_forward(ws.h1.data(), ws.mean1.data(), ws.rstd1.data(), x, w.norm1_weight, w.norm1_bias, N, C);
+  // (with distinct rows, h1 holds LN1 of those U rows)
+  nn::layer_norm_forward(ws.h1.data(), ws.mean1.data(), ws.rstd1.data(), rows ? rows->rows : x, w.norm1_weight,
+                         w.norm1_bias, rows ? rows->U : N, C);
   nn::MhaDropout<Real> attn_drop;
   if (ws.dropped) attn_drop = {ws.keep_attn.data(), ws.scale_attn};
   nn::MhaMasks<Real> masks;
   masks.causal = d.causal;
   masks.key_padding = d.key_padding;
-  nn::multihead_attention_forward<Real>(ws.a.data(), nullptr, nn::MhaWeights::none, ws.mha_cache.data(),
-                                        ws.h1.data(), ws.h1.data(), ws.h1.data(), masks, attn_drop, w.in_proj_weight,
-                                        w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, md);
+  if (rows)
+    nn::mha_self_forward_distinct<Real>(
+        ws.a.data(), ws.mha_cache.data(), rows->table, ws.h1.data(), rows->idx, rows->U, masks, attn_drop,
+        nn::mha_packed<Real>(w.in_proj_weight, w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, C), md);
+  else
+    nn::multihead_attention_forward<Real>(ws.a.data(), nullptr, nn::MhaWeights::none, ws.mha_cache.data(),
+                                          ws.h1.data(), ws.h1.data(), ws.h1.data(), masks, attn_drop,
+                                          w.in_proj_weight, w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, md);
   // x1 = x + a
   for (int i = 0; i < N * C; ++i) ws.x1[i] = x[i] + ws.a[i];
   // f2 = Linear2(GELU(Linear1(LN2(x1))))
@@ -137,7 +152,8 @@ void transformer_block_forward_drawn(Real* out, BlockWorkspace<Real>& ws, const 
 
 template <class Real>
 void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockWorkspace<Real>& ws,
-                                const Real* dout, const Real* x, const BlockTensors<Real>& w, const BlockDims& d) {
+                                const Real* dout, const Real* x, const BlockTensors<Real>& w, const BlockDims& d,
+                                const DistinctRows<Real>* rows) {
   const nn::MhaDims md = nn::mha_dims(d.B, d.T, d.T, d.C, d.H);
   const std::size_t N = static_cast<std::size_t>(d.B) * d.T, NC = N * d.C, NF = N * d.F;
   const int C = d.C, F = d.F;
@@ -163,6 +179,21 @@ void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockW
   for (std::size_t i = 0; i < NC; ++i) dx[i] += ws.dx1[i];
   nn::MhaDropout<Real> attn_drop;
   if (ws.dropped) attn_drop = {ws.keep_attn.data(), ws.scale_attn};
+  if (rows) {
+    check_rows(rows, static_cast<int>(N));
+    const std::size_t UC = static_cast<std::size_t>(rows->U) * C;
+    std::fill_n(ws.dh1.begin(), UC, Real(0));
+    nn::mha_self_backward_distinct<Real>(
+        ws.dh1.data(),
+        nn::mha_packed_grads<Real>(grad.in_proj_weight, grad.in_proj_bias, grad.out_proj_weight, grad.out_proj_bias,
+                                   C),
+        ws.mha_scratch.data(), rows->table, ws.dx1.data(), ws.mha_cache.data(), ws.h1.data(), rows->idx, rows->U,
+        attn_drop, nn::mha_packed<Real>(w.in_proj_weight, w.in_proj_bias, w.out_proj_weight, w.out_proj_bias, C),
+        md);
+    nn::layer_norm_backward(rows->d_rows, grad.norm1_weight, grad.norm1_bias, ws.dh1.data(), ws.mean1.data(),
+                            ws.rstd1.data(), rows->rows, w.norm1_weight, rows->U, C);
+    return;
+  }
   std::fill_n(ws.dh1.begin(), NC, Real(0));
   nn::multihead_attention_backward<Real>(ws.dh1.data(), ws.dh1.data(), ws.dh1.data(), grad.in_proj_weight,
                                          grad.in_proj_bias, grad.out_proj_weight, grad.out_proj_bias,
@@ -214,19 +245,23 @@ template void transformer_block_take_masks<float>(BlockWorkspace<float>&, const 
 template void transformer_block_take_masks<double>(BlockWorkspace<double>&, const BlockWorkspace<double>&, int,
                                                    const BlockDims&);
 template void transformer_block_forward_drawn<float>(float*, BlockWorkspace<float>&, const float*,
-                                                     const BlockTensors<float>&, const BlockDims&);
+                                                     const BlockTensors<float>&, const BlockDims&,
+                                                     const DistinctRows<float>*);
 template void transformer_block_forward_drawn<double>(double*, BlockWorkspace<double>&, const double*,
-                                                      const BlockTensors<double>&, const BlockDims&);
+                                                      const BlockTensors<double>&, const BlockDims&,
+                                                      const DistinctRows<double>*);
 template void transformer_block_forward<float>(float*, BlockWorkspace<float>&, const float*,
-                                               const BlockTensors<float>&, const BlockDims&, random::Generator*);
+                                               const BlockTensors<float>&, const BlockDims&, random::Generator*,
+                                               const DistinctRows<float>*);
 template void transformer_block_forward<double>(double*, BlockWorkspace<double>&, const double*,
-                                                const BlockTensors<double>&, const BlockDims&, random::Generator*);
+                                                const BlockTensors<double>&, const BlockDims&, random::Generator*,
+                                                const DistinctRows<double>*);
 template void transformer_block_backward<float>(float*, const BlockTensors<float>&, BlockWorkspace<float>&,
                                                 const float*, const float*, const BlockTensors<float>&,
-                                                const BlockDims&);
+                                                const BlockDims&, const DistinctRows<float>*);
 template void transformer_block_backward<double>(double*, const BlockTensors<double>&, BlockWorkspace<double>&,
                                                  const double*, const double*, const BlockTensors<double>&,
-                                                 const BlockDims&);
+                                                 const BlockDims&, const DistinctRows<double>*);
 template void transformer_block_step<float>(float*, float*, float*, float*, int, int, const float*,
                                             const BlockTensors<float>&, const BlockDims&);
 template void transformer_block_step<double>(double*, double*, double*, double*, int, int, const double*,

@@ -57,6 +57,21 @@ std::size_t block_param_count(int C, int F);
 /// in_proj; torch_rng.md §7), norm2, ff.0 = Linear(C, F), ff.2 = Linear(F, C).
 void block_init(random::Generator& gen, const BlockTensors<float>& w, int C, int F);
 
+/// The block input's rows as copies of U distinct rows, x[r] = rows[idx[r]]
+/// (a first block reading tok(x) + pos(t)): LN1 and the attention's
+/// in-projection then run on the U rows only (nn/mha_distinct_rows.hpp). The
+/// forward pass is the plain one's bytes where the products' sums do not
+/// depend on the row count (floats on the sgemm tiles); in the backward pass
+/// the in-projection's and LN1's gradients are their sums grouped by row.
+template <class Real>
+struct DistinctRows {
+  const Real* rows = nullptr;         // (U, C)
+  const std::int32_t* idx = nullptr;  // (B·T), each in [0, U)
+  int U = 0;                          // 1 <= U <= B·T
+  Real* table = nullptr;              // workspace, nn::mha_distinct_table_size(U, C)
+  Real* d_rows = nullptr;             // backward: (U, C), ADDED into: dx's part through LN1, per distinct row
+};
+
 /// Activations and scratch for batches up to max_batch, allocated once.
 /// bytes() is what the constructor allocates, for sizing a run before it starts.
 template <class Real>
@@ -78,7 +93,7 @@ struct BlockWorkspace {
 /// for a batch beyond the workspace or heads not dividing C.
 template <class Real>
 void transformer_block_forward(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
-                               const BlockDims& d, random::Generator* train);
+                               const BlockDims& d, random::Generator* train, const DistinctRows<Real>* rows = nullptr);
 
 /// The same forward pass in two parts, so that a batch's masks can be drawn
 /// once and its rows trained apart (training/split_step.hpp):
@@ -92,16 +107,21 @@ void transformer_block_draw_masks(BlockWorkspace<Real>& ws, const BlockDims& d, 
 template <class Real>
 void transformer_block_take_masks(BlockWorkspace<Real>& ws, const BlockWorkspace<Real>& from, int first,
                                   const BlockDims& d);
+/// With `rows` (DistinctRows), x must equal rows->rows[rows->idx[r]] row by
+/// row (x still feeds the residual).
 template <class Real>
 void transformer_block_forward_drawn(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
-                                     const BlockDims& d);
+                                     const BlockDims& d, const DistinctRows<Real>* rows = nullptr);
 
 /// Backward pass: ADDS dLoss/dx into dx (B, T, C) and the parameter
 /// gradients into `grad`, given dout (B, T, C) and the workspace of the
-/// forward pass on the same x.
+/// forward pass on the same x. With `rows` (the forward's DistinctRows), the
+/// part of dLoss/dx that passes through LN1 is added into rows->d_rows
+/// instead, per distinct row (the sum over its copies); dx gets the rest.
 template <class Real>
 void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockWorkspace<Real>& ws,
-                                const Real* dout, const Real* x, const BlockTensors<Real>& w, const BlockDims& d);
+                                const Real* dout, const Real* x, const BlockTensors<Real>& w, const BlockDims& d,
+                                const DistinctRows<Real>* rows = nullptr);
 
 /// Scratch of one transformer_block_step over B streams: the step's rows
 /// (LN1, attention, residual, LN2, feed-forward) and the attention step's own.

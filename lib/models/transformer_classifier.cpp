@@ -29,12 +29,13 @@ std::size_t TransformerClassifier::memory_bytes(const TransformerClassifierConfi
   const std::size_t floats = 2 * params + (L + 1) * N * C + 4 * N * C + 2 * N +
                              2 * static_cast<std::size_t>(max_batch) * C + 3 * static_cast<std::size_t>(max_batch) * K;
   return floats * sizeof(float) +
-         L * BlockWorkspace<float>::bytes(max_batch, length, cfg.d_model, cfg.n_heads, static_cast<int>(F));
+         L * BlockWorkspace<float>::bytes(max_batch, length, cfg.d_model, cfg.n_heads, static_cast<int>(F)) +
+         TokenPositionRows::bytes(cfg.vocab, length, cfg.d_model, max_batch);
 }
 
 TransformerClassifier::TransformerClassifier(const TransformerClassifierConfig& cfg, random::Generator& init,
                                              int max_batch, int length)
-    : cfg_(cfg), max_batch_(max_batch), T_(length) {
+    : cfg_(cfg), max_batch_(max_batch), T_(length), first_rows_(cfg.vocab, length, cfg.d_model, max_batch) {
   const int C = cfg.d_model, F = cfg.ff_mult * cfg.d_model, K = cfg.n_classes;
   nn::mha_dims(1, length, length, C, cfg.n_heads);  // throws when heads do not divide d_model
   if (length > cfg.max_len)
@@ -95,9 +96,18 @@ void TransformerClassifier::forward(const std::int32_t* tokens, int B, bool trai
   // h0 (B, T, C) = tok(x) + pos(arange(T))
   nn::embedding_forward(hs_[0].data(), tokens, params.value(tok_), N, cfg_.vocab, C);
   nn::position_embedding_forward(hs_[0].data(), params.value(pos_), B, T, C, cfg_.max_len);
-  for (int b = 0; b < cfg_.n_blocks; ++b)
-    if (train) transformer_block_forward_drawn(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B));
-    else transformer_block_forward(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B), nullptr);
+  // block 0 reads at most vocab · T distinct rows
+  DistinctRows<float> rows;
+  if (first_rows_.enabled()) rows = first_rows_.group(tokens, B, params.value(tok_), params.value(pos_));
+  const DistinctRows<float>* first = first_rows_.enabled() ? &rows : nullptr;
+  for (int b = 0; b < cfg_.n_blocks; ++b) {
+    const DistinctRows<float>* r = b == 0 ? first : nullptr;
+    if (train)
+      transformer_block_forward_drawn(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B), r);
+    else
+      transformer_block_forward(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B), nullptr, r);
+  }
+  first_rows_view_ = rows;
   // logits = head(mean_T(LN(h)))
   nn::layer_norm_forward(n_.data(), mean_.data(), rstd_.data(), hs_[cfg_.n_blocks].data(), params.value(norm_w_),
                          params.value(norm_b_), N, C);
@@ -127,14 +137,17 @@ float TransformerClassifier::train_step_drawn(const std::int32_t* tokens, const 
   std::fill_n(dh_a_.begin(), N * C, 0.0f);
   nn::layer_norm_backward(dh_a_.data(), params.grad(norm_w_), params.grad(norm_b_), dn_.data(), mean_.data(),
                           rstd_.data(), hs_[cfg_.n_blocks].data(), params.value(norm_w_), N, C);
+  const DistinctRows<float>* first = first_rows_.enabled() ? &first_rows_view_ : nullptr;
   for (int b = cfg_.n_blocks - 1; b >= 0; --b) {
     std::fill_n(dh_b_.begin(), N * C, 0.0f);
     transformer_block_backward(dh_b_.data(), tensors(b, true), ws_[b], dh_a_.data(), hs_[b].data(),
-                               tensors(b, false), dims(B));
+                               tensors(b, false), dims(B), b == 0 ? first : nullptr);
     std::swap(dh_a_, dh_b_);
   }
+  // block 0's input gradient: per row through the residual, per distinct pair through LN1
   nn::embedding_backward(params.grad(tok_), dh_a_.data(), tokens, N, cfg_.vocab, C);
   nn::position_embedding_backward(params.grad(pos_), dh_a_.data(), B, T, C, cfg_.max_len);
+  if (first) first_rows_.add_gradients(params.grad(tok_), params.grad(pos_));
   return loss;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/token_position_rows.hpp"
 #include "models/transformer_block.hpp"
 #include "nn/parameters.hpp"
 #include "random/generator.hpp"
@@ -27,7 +28,11 @@ struct TransformerClassifierConfig {
 /// pos.weight, blocks.{i}.{norm1,attn,norm2,ff}.… (block_param_specs), norm.weight,
 /// norm.bias, head.weight, head.bias; built from `init` in constructor order,
 /// so the weights equal PyTorch's for the same seed (13666 parameters with one
-/// block, 26370 with two, as the course prints). Throws
+/// block, 26370 with two, as the course prints). The first block computes
+/// LN1 and its in-projection once per distinct (token, position) pair
+/// (token_position_rows.hpp): forward values are PyTorch's computation bit
+/// for bit on the sgemm tiles, those layers' gradients its sums grouped by
+/// pair. forward_macs still counts the model's multiply-adds. Throws
 /// std::invalid_argument for dims that do not fit.
 class TransformerClassifier {
  public:
@@ -83,6 +88,8 @@ class TransformerClassifier {
   std::vector<std::vector<float>> hs_;    // hs_[i] (B, T, C): the input of block i; hs_[n] the last output
   std::vector<float> n_, mean_, rstd_, pooled_, logits_, probs_;
   std::vector<float> dlogits_, dpooled_, dn_, dh_a_, dh_b_;
+  TokenPositionRows first_rows_;          // block 0's distinct inputs (a batch's (token, position) pairs)
+  DistinctRows<float> first_rows_view_;  // the last forward's grouping, for its backward pass
 };
 
 }  // namespace attnlab::models

@@ -201,19 +201,15 @@ void mha_forward(T* out, T* weights, MhaWeights which, T* cache, const T* query,
 }
 
 template <class T>
-void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scratch, const T* d_out,
-                  const T* cache, const T* query, const T* key, const T* value, const MhaDropout<T>& dropout,
-                  const MhaParams<T>& p, const MhaDims& d) {
+void mha_backward_to_projections(const MhaGrads<T>& g, T* scratch, const T* d_out, const T* cache,
+                                 const MhaDropout<T>& dropout, const MhaParams<T>& p, const MhaDims& d) {
   using tensor::gemm;
-  const int B = d.B, Tq = d.T, S_in = d.S, S = d.keys(), C = d.C;
+  const int C = d.C;
   const MhaCacheLayout L = mha_cache_layout(d);
   const T* y = cache + L.y;
-  const std::size_t BT = std::size_t(B) * Tq, BS = std::size_t(B) * S;
+  const std::size_t BT = std::size_t(d.B) * d.T, BS = std::size_t(d.B) * d.keys();
   const std::size_t proj_size = BT * C + 2 * BS * C;
   // scratch: d(q, k, v) in the cache's projection layout, then dy (B·T, C), then the heads' tile
-  T* dq = scratch + L.q;
-  T* dk = scratch + L.k;
-  T* dv = scratch + L.v;
   T* dy = scratch + proj_size;
   // no fill: dy is written by its product (beta 0) and d(q, k, v) by the heads' backward
 
@@ -223,6 +219,21 @@ void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scr
   gemm<T>(false, false, int(BT), C, C, T(1), d_out, C, p.out_proj_weight, C, T(0), dy, C);
 
   mha_heads_backward(scratch, dy, dy + BT * C, cache, L, dropout, d);
+}
+
+template <class T>
+void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scratch, const T* d_out,
+                  const T* cache, const T* query, const T* key, const T* value, const MhaDropout<T>& dropout,
+                  const MhaParams<T>& p, const MhaDims& d) {
+  using tensor::gemm;
+  const int B = d.B, Tq = d.T, S_in = d.S, C = d.C;
+  const MhaCacheLayout L = mha_cache_layout(d);
+  const std::size_t BT = std::size_t(B) * Tq;
+  T* dq = scratch + L.q;
+  T* dk = scratch + L.k;
+  T* dv = scratch + L.v;
+  mha_backward_to_projections(g, scratch, d_out, cache, dropout, p, d);
+  const int S = d.keys();
 
   // appended keys: bias_k / bias_v collect their rows' gradients over the
   // batch; the zero key is a constant and its gradient is dropped
@@ -302,7 +313,9 @@ void mha_backward(T* d_query, T* d_key, T* d_value, const MhaGrads<T>& g, T* scr
   template void mha_forward<T>(T*, T*, MhaWeights, T*, const T*, const T*, const T*, const MhaMasks<T>&, \
                                const MhaDropout<T>&, const MhaParams<T>&, const MhaDims&);             \
   template void mha_backward<T>(T*, T*, T*, const MhaGrads<T>&, T*, const T*, const T*, const T*,        \
-                                const T*, const T*, const MhaDropout<T>&, const MhaParams<T>&, const MhaDims&);
+                                const T*, const T*, const MhaDropout<T>&, const MhaParams<T>&, const MhaDims&); \
+  template void mha_backward_to_projections<T>(const MhaGrads<T>&, T*, const T*, const T*,               \
+                                               const MhaDropout<T>&, const MhaParams<T>&, const MhaDims&);
 ATTNLAB_MHA_INSTANTIATE(float)
 ATTNLAB_MHA_INSTANTIATE(double)
 #undef ATTNLAB_MHA_INSTANTIATE

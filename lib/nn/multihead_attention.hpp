@@ -250,6 +250,15 @@ void mha_in_projection(T* cache, const MhaCacheLayout& L, const T* query, const 
 template <class T>
 void mha_out_projection(T* out, const T* y, const MhaParams<T>& p, const MhaDims& d, tensor::RowShare share = {});
 
+/// The first half of mha_backward, shared with the distinct-rows self-attention
+/// (nn/mha_distinct_rows.hpp): ADDS the out-projection's gradients into g and
+/// runs the heads' backward, leaving d(q, k, v) in scratch's projection
+/// layout (the cache's: offsets L.q, L.k, L.v and strides L.ld_q, L.ld_kv of
+/// mha_cache_layout(d)). Everything else in scratch is overwritten.
+template <class T>
+void mha_backward_to_projections(const MhaGrads<T>& g, T* scratch, const T* d_out, const T* cache,
+                                 const MhaDropout<T>& dropout, const MhaParams<T>& p, const MhaDims& d);
+
 /// Backward pass of mha_forward: ADDS (+=) the gradients of the loss into
 ///   d_query, d_key, d_value (the inputs' shapes and layout) and the parameter
 ///   gradients `g` (MhaGrads: any entry may be nullptr)
