@@ -7,7 +7,7 @@
 // Forward values are mha_forward's bytes for x wherever tensor::gemm's sums do
 // not depend on the row count (attnlab's sgemm tiles: floats on an AVX2+FMA
 // machine); the in-projection's gradients are the same sums grouped by
-// distinct row, so they agree to rounding (tests/nn/mha_distinct_rows_test.cpp).
+// distinct row, so they agree to rounding (tests/models/distinct_rows_test.cpp).
 #pragma once
 
 #include <cstdint>
