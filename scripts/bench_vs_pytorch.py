@@ -13,6 +13,14 @@ of a reading at the start and one after each table, all printed), times
 the cores the row trains on: two for a table of one row (attention_map,
 whose batch is split over both), one otherwise.
 
+The multiply-adds counted are the model's, as PyTorch performs them (the
+rate is model FLOPs utilization, PaLM's MFU: Chowdhery et al. 2022, App. B),
+not attnlab's own: attnlab folds an embedding into the recurrent layer after
+it (lib/nn/embedded_input.hpp) and runs the attention classifier's first
+LN1 and in-projection once per distinct (token, position) pair
+(lib/nn/mha_distinct_rows.hpp), so bottleneck's and rnn_vs_attention's rows
+perform fewer than they are credited with (README, Speed, has the figures).
+
 Then each table's FLOP floor: its training FLOPs over two cores at that
 peak (the time no implementation on this machine can beat), and attnlab's
 wall time as a multiple of it. And the same for `timing`'s attention forward:
@@ -214,6 +222,7 @@ def main():
         peak_meter.read()  # a reading after each table, between its runs and the next's
     peak = peak_meter.value()
     print('\nsgemm peak, one thread: ' + peak_meter.text())
+    print('(the model\'s FLOPs per second: rows whose embedding attnlab folds perform fewer; README, Speed)')
     print('%-28s %-22s %10s %8s' % ('spec', 'row', 'GFLOP/s', 'of peak'))
     of_peak = []  # (spec, row, fraction of the peak of the cores it ran on)
     for spec, label, _, timed, seconds in rates:
