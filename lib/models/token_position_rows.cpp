@@ -1,6 +1,7 @@
 #include "models/token_position_rows.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "nn/mha_distinct_rows.hpp"
 
@@ -13,7 +14,7 @@ int max_pairs(int vocab, int length, int max_batch) { return vocab > max_batch ?
 }  // namespace
 
 TokenPositionRows::TokenPositionRows(int vocab, int length, int C, int max_batch)
-    : vocab_(vocab), T_(length), C_(C), U_max_(max_pairs(vocab, length, max_batch)) {
+    : vocab_(vocab), T_(length), C_(C), max_batch_(max_batch), U_max_(max_pairs(vocab, length, max_batch)) {
   if (!enabled()) return;
   slot_.assign(static_cast<std::size_t>(U_max_), 0);
   idx_.resize(static_cast<std::size_t>(max_batch) * length);
@@ -32,6 +33,14 @@ std::size_t TokenPositionRows::bytes(int vocab, int length, int C, int max_batch
 }
 
 DistinctRows<float> TokenPositionRows::group(const std::int32_t* tokens, int B, const float* tok, const float* pos) {
+  if (!enabled()) throw std::logic_error("TokenPositionRows::group: not enabled (vocab > max_batch)");
+  if (B < 1 || B > max_batch_)
+    throw std::invalid_argument("TokenPositionRows::group: batch of " + std::to_string(B) + " is outside [1, " +
+                                std::to_string(max_batch_) + "]");
+  for (int r = 0; r < B * T_; ++r)
+    if (tokens[r] < 0 || tokens[r] >= vocab_) [[unlikely]]
+      throw std::out_of_range("TokenPositionRows::group: token " + std::to_string(tokens[r]) + " at position " +
+                              std::to_string(r) + " is outside [0, " + std::to_string(vocab_) + ")");
   const std::size_t C = C_;
   U_ = 0;
   for (int r = 0; r < B * T_; ++r) {
@@ -50,6 +59,10 @@ DistinctRows<float> TokenPositionRows::group(const std::int32_t* tokens, int B, 
   }
   for (int u = 0; u < U_; ++u) slot_[static_cast<std::size_t>(tok_[u]) * T_ + pos_[u]] = 0;  // ready for the next batch
   std::fill_n(d_rows_.begin(), static_cast<std::size_t>(U_) * C, 0.0f);
+  return last();
+}
+
+DistinctRows<float> TokenPositionRows::last() {
   return {.rows = rows_.data(), .idx = idx_.data(), .U = U_, .table = table_.data(), .d_rows = d_rows_.data()};
 }
 

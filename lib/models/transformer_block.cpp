@@ -65,11 +65,17 @@ void check_batch(int B, int max_batch) {
   if (B < 1 || B > max_batch)
     throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit the block's workspace");
 }
+// Before anything is written: U in [1, N], every idx in [0, U).
 template <class Real>
 void check_rows(const DistinctRows<Real>* rows, int N) {
-  if (rows && (rows->U < 1 || rows->U > N))
+  if (!rows) return;
+  if (rows->U < 1 || rows->U > N)
     throw std::invalid_argument("distinct rows: U = " + std::to_string(rows->U) + " is outside [1, " +
                                 std::to_string(N) + "]");
+  for (int r = 0; r < N; ++r)
+    if (rows->idx[r] < 0 || rows->idx[r] >= rows->U) [[unlikely]]
+      throw std::out_of_range("distinct rows: idx " + std::to_string(rows->idx[r]) + " at row " + std::to_string(r) +
+                              " is outside [0, " + std::to_string(rows->U) + ")");
 }
 }  // namespace
 
@@ -157,6 +163,7 @@ void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockW
   const nn::MhaDims md = nn::mha_dims(d.B, d.T, d.T, d.C, d.H);
   const std::size_t N = static_cast<std::size_t>(d.B) * d.T, NC = N * d.C, NF = N * d.F;
   const int C = d.C, F = d.F;
+  check_rows(rows, static_cast<int>(N));
   // The residual hands dout to x1 unchanged; the feed-forward path adds to it.
   std::copy_n(dout, NC, ws.dx1.begin());
   if (ws.dropped) {
@@ -180,7 +187,6 @@ void transformer_block_backward(Real* dx, const BlockTensors<Real>& grad, BlockW
   nn::MhaDropout<Real> attn_drop;
   if (ws.dropped) attn_drop = {ws.keep_attn.data(), ws.scale_attn};
   if (rows) {
-    check_rows(rows, static_cast<int>(N));
     const std::size_t UC = static_cast<std::size_t>(rows->U) * C;
     std::fill_n(ws.dh1.begin(), UC, Real(0));
     nn::mha_self_backward_distinct<Real>(

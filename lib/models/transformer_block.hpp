@@ -108,7 +108,9 @@ template <class Real>
 void transformer_block_take_masks(BlockWorkspace<Real>& ws, const BlockWorkspace<Real>& from, int first,
                                   const BlockDims& d);
 /// With `rows` (DistinctRows), x must equal rows->rows[rows->idx[r]] row by
-/// row (x still feeds the residual).
+/// row (x still feeds the residual); std::invalid_argument for a U outside
+/// [1, B·T] and std::out_of_range for an idx outside [0, U), before out is
+/// written (the backward pass checks them too, before adding to anything).
 template <class Real>
 void transformer_block_forward_drawn(Real* out, BlockWorkspace<Real>& ws, const Real* x, const BlockTensors<Real>& w,
                                      const BlockDims& d, const DistinctRows<Real>* rows = nullptr);

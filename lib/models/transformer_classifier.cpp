@@ -107,7 +107,6 @@ void TransformerClassifier::forward(const std::int32_t* tokens, int B, bool trai
     else
       transformer_block_forward(hs_[b + 1].data(), ws_[b], hs_[b].data(), tensors(b, false), dims(B), nullptr, r);
   }
-  first_rows_view_ = rows;
   // logits = head(mean_T(LN(h)))
   nn::layer_norm_forward(n_.data(), mean_.data(), rstd_.data(), hs_[cfg_.n_blocks].data(), params.value(norm_w_),
                          params.value(norm_b_), N, C);
@@ -137,7 +136,8 @@ float TransformerClassifier::train_step_drawn(const std::int32_t* tokens, const 
   std::fill_n(dh_a_.begin(), N * C, 0.0f);
   nn::layer_norm_backward(dh_a_.data(), params.grad(norm_w_), params.grad(norm_b_), dn_.data(), mean_.data(),
                           rstd_.data(), hs_[cfg_.n_blocks].data(), params.value(norm_w_), N, C);
-  const DistinctRows<float>* first = first_rows_.enabled() ? &first_rows_view_ : nullptr;
+  const DistinctRows<float> rows = first_rows_.enabled() ? first_rows_.last() : DistinctRows<float>{};
+  const DistinctRows<float>* first = first_rows_.enabled() ? &rows : nullptr;
   for (int b = cfg_.n_blocks - 1; b >= 0; --b) {
     std::fill_n(dh_b_.begin(), N * C, 0.0f);
     transformer_block_backward(dh_b_.data(), tensors(b, true), ws_[b], dh_a_.data(), hs_[b].data(),

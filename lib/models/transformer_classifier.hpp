@@ -88,8 +88,7 @@ class TransformerClassifier {
   std::vector<std::vector<float>> hs_;    // hs_[i] (B, T, C): the input of block i; hs_[n] the last output
   std::vector<float> n_, mean_, rstd_, pooled_, logits_, probs_;
   std::vector<float> dlogits_, dpooled_, dn_, dh_a_, dh_b_;
-  TokenPositionRows first_rows_;          // block 0's distinct inputs (a batch's (token, position) pairs)
-  DistinctRows<float> first_rows_view_;  // the last forward's grouping, for its backward pass
+  TokenPositionRows first_rows_;  // block 0's distinct inputs (a batch's (token, position) pairs), kept for backward
 };
 
 }  // namespace attnlab::models

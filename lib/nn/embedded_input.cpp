@@ -10,10 +10,8 @@
 
 namespace attnlab::nn {
 
-namespace {
-
 template <class Real>
-void check(const char* where, const EmbeddedInput<Real>& inp, int N, int I, int GH) {
+void check_embedded_input(const char* where, const EmbeddedInput<Real>& inp, int N, int I, int GH) {
   if (N < 1 || inp.vocab < 1 || I < 1 || GH < 1)
     throw std::invalid_argument(std::string(where) + ": need N, vocab, I, GH >= 1, got N=" + std::to_string(N) +
                                 " vocab=" + std::to_string(inp.vocab) + " I=" + std::to_string(I) +
@@ -24,12 +22,10 @@ void check(const char* where, const EmbeddedInput<Real>& inp, int N, int I, int 
                               std::to_string(r) + " is outside [0, " + std::to_string(inp.vocab) + ")");
 }
 
-}  // namespace
-
 template <class Real>
 void embedded_projection_forward(Real* xg, const EmbeddedInput<Real>& inp, const Real* weight_ih, const Real* bias,
                                  const Real* bias2, int N, int I, int GH) {
-  check("embedded_projection_forward", inp, N, I, GH);
+  check_embedded_input("embedded_projection_forward", inp, N, I, GH);
   // table (V, GH) = bias (+ bias2) + emb (V, I) · W_ih^T: the rows the dense
   // pass computes for x = emb[ids], each the same sum in the same order
   detail::fill_rows(inp.table, bias, bias2, inp.vocab, GH);
@@ -42,7 +38,7 @@ void embedded_projection_forward(Real* xg, const EmbeddedInput<Real>& inp, const
 template <class Real>
 void embedded_projection_backward(Real* dweight_emb, Real* dweight_ih, const Real* dxg,
                                   const EmbeddedInput<Real>& inp, const Real* weight_ih, int N, int I, int GH) {
-  check("embedded_projection_backward", inp, N, I, GH);
+  check_embedded_input("embedded_projection_backward", inp, N, I, GH);
   if (!dweight_emb && !dweight_ih) return;
   // dtable[v] = Σ dxg[r] over the rows r of token v, rows in order
   Real* dtable = inp.table;
@@ -58,6 +54,8 @@ void embedded_projection_backward(Real* dweight_emb, Real* dweight_ih, const Rea
     tensor::gemm<Real>(false, false, inp.vocab, I, GH, Real(1), dtable, GH, weight_ih, I, Real(1), dweight_emb, I);
 }
 
+template void check_embedded_input<float>(const char*, const EmbeddedInput<float>&, int, int, int);
+template void check_embedded_input<double>(const char*, const EmbeddedInput<double>&, int, int, int);
 template void embedded_projection_forward<float>(float*, const EmbeddedInput<float>&, const float*, const float*,
                                                  const float*, int, int, int);
 template void embedded_projection_forward<double>(double*, const EmbeddedInput<double>&, const double*, const double*,

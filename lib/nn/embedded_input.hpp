@@ -39,12 +39,18 @@ inline std::size_t embedded_table_size(int vocab, int G, int H) {
   return static_cast<std::size_t>(vocab) * static_cast<std::size_t>(G) * static_cast<std::size_t>(H);
 }
 
+/// Throws std::invalid_argument, naming `where`, unless N, V, I, GH >= 1, and
+/// std::out_of_range naming the position and the id (PyTorch's IndexError)
+/// when an id is outside [0, V). The layers' embedded entry points run it
+/// before they write anything.
+template <class Real>
+void check_embedded_input(const char* where, const EmbeddedInput<Real>& inp, int N, int I, int GH);
+
 /// xg (N, GH) rows = table[ids[r]], table (V, GH) = bias (+ bias2 when not
 /// null) + weight (V, I) · weight_ih^T (GH, I), added in that order as
 /// detail::fill_rows then tensor::gemm with beta 1 (the dense layers' order).
-/// Throws std::invalid_argument unless N, V, I, GH >= 1, and
-/// std::out_of_range naming the position and the id when an id is outside
-/// [0, V) (PyTorch's IndexError), before anything is written.
+/// inp.table must not overlap xg. Throws as check_embedded_input, before
+/// anything is written.
 template <class Real>
 void embedded_projection_forward(Real* xg, const EmbeddedInput<Real>& inp, const Real* weight_ih, const Real* bias,
                                  const Real* bias2, int N, int I, int GH);
@@ -52,9 +58,11 @@ void embedded_projection_forward(Real* xg, const EmbeddedInput<Real>& inp, const
 /// Backward of the input side of embedded_projection_forward, given
 /// dxg (N, GH) = dLoss/dxg. Overwrites inp.table with dtable (V, GH), then
 /// ADDS dtable^T · inp.weight into dweight_ih (GH, I) and dtable · weight_ih
-/// into dweight_emb (V, I); either may be null to skip it. Bias gradients are
-/// the caller's (column sums of dxg, as the dense layers take them).
-/// Throws as embedded_projection_forward.
+/// into dweight_emb (V, I); either may be null to skip it (both null: nothing
+/// is read or written beyond the check). Bias gradients are the caller's
+/// (column sums of dxg, as the dense layers take them). inp.table must not
+/// overlap dxg or the gradients. Throws as check_embedded_input, before
+/// anything is written.
 template <class Real>
 void embedded_projection_backward(Real* dweight_emb, Real* dweight_ih, const Real* dxg,
                                   const EmbeddedInput<Real>& inp, const Real* weight_ih, int N, int I, int GH);

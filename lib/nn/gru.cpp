@@ -220,6 +220,7 @@ void gru_forward_embedded(Real* out, Real* cache, const EmbeddedInput<Real>& inp
                           const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
                           int I, int H) {
   check_recurrent_dims("gru_forward_embedded", B, T, I, H);
+  check_embedded_input("gru_forward_embedded", inp, B * T, I, 3 * H);
   gru_forward_projected(out, cache, [&](Real* xg) {
     embedded_projection_forward<Real>(xg, inp, weight_ih, bias_ih, nullptr, B * T, I, 3 * H);
   }, weight_hh, bias_hh, B, T, H);
@@ -244,6 +245,7 @@ void gru_backward_embedded(Real* dweight_emb, Real* dweight_ih, Real* dweight_hh
                            const EmbeddedInput<Real>& inp, const Real* weight_ih, const Real* weight_hh, int B,
                            int T, int I, int H) {
   check_recurrent_dims("gru_backward_embedded", B, T, I, H);
+  check_embedded_input("gru_backward_embedded", inp, B * T, I, 3 * H);  // before any gradient is added to
   const Real* dxg = gru_backward_recurrent(dweight_hh, dbias_ih, dbias_hh, scratch, dout, cache, weight_hh, B, T, H);
   embedded_projection_backward(dweight_emb, dweight_ih, dxg, inp, weight_ih, B * T, I, 3 * H);
 }

@@ -230,6 +230,7 @@ void lstm_forward_embedded(Real* out, Real* cache, const EmbeddedInput<Real>& in
                            const Real* weight_hh, const Real* bias_ih, const Real* bias_hh, int B, int T,
                            int I, int H) {
   check_recurrent_dims("lstm_forward_embedded", B, T, I, H);
+  check_embedded_input("lstm_forward_embedded", inp, B * T, I, 4 * H);
   lstm_forward_projected(out, cache, [&](Real* xg) {
     embedded_projection_forward(xg, inp, weight_ih, bias_ih, bias_hh, B * T, I, 4 * H);
   }, weight_hh, B, T, H);
@@ -254,6 +255,7 @@ void lstm_backward_embedded(Real* dweight_emb, Real* dweight_ih, Real* dweight_h
                             const EmbeddedInput<Real>& inp, const Real* weight_ih, const Real* weight_hh, int B,
                             int T, int I, int H) {
   check_recurrent_dims("lstm_backward_embedded", B, T, I, H);
+  check_embedded_input("lstm_backward_embedded", inp, B * T, I, 4 * H);  // before any gradient is added to
   const Real* dxg = lstm_backward_recurrent(dweight_hh, dbias_ih, dbias_hh, scratch, dout, cache, weight_hh, B, T, H);
   embedded_projection_backward(dweight_emb, dweight_ih, dxg, inp, weight_ih, B * T, I, 4 * H);
 }

@@ -157,11 +157,36 @@ TEST(DistinctRows, BadRowsAreRefused) {
                std::invalid_argument);
   rows.U = c.U;
   c.idx[7] = c.U;
+  std::fill(out.begin(), out.end(), 7.0f);
   try {
     transformer_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, nullptr, &rows);
     FAIL() << "no throw";
   } catch (const std::out_of_range& e) {
-    EXPECT_STREQ(e.what(), "mha_self_forward_distinct: idx 5 at row 7 is outside [0, 5)");
+    EXPECT_STREQ(e.what(), "distinct rows: idx 5 at row 7 is outside [0, 5)");
+  }
+  EXPECT_EQ(out, std::vector<float>(out.size(), 7.0f));
+  // the backward pass refuses it before adding to dx or any gradient
+  c.idx[7] = 0;
+  transformer_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, nullptr, &rows);
+  c.idx[7] = -2;
+  std::vector<float> dx(c.x.size(), 0.0f), d_rows(c.rows.size(), 0.0f);
+  DistinctRows<float> back = c.view(d_rows.data());
+  EXPECT_THROW(transformer_block_backward(dx.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(),
+                                          c.tensors(c.values), c.d, &back),
+               std::out_of_range);
+  EXPECT_EQ(dx, std::vector<float>(dx.size(), 0.0f));
+  for (const auto& g : c.grads) EXPECT_EQ(g, std::vector<float>(g.size(), 0.0f));
+  // the attention's own check, called directly
+  const nn::MhaDims md = nn::mha_dims(c.B, c.T, c.T, c.C, c.H);
+  const auto packed = nn::mha_packed<float>(c.values[2].data(), c.values[3].data(), c.values[4].data(),
+                                            c.values[5].data(), c.C);
+  std::vector<float> self_cache(nn::mha_cache_size(md));
+  try {
+    nn::mha_self_forward_distinct<float>(out.data(), self_cache.data(), c.table.data(), c.rows.data(), c.idx.data(),
+                                         c.U, {}, {}, packed, md);
+    FAIL() << "no throw";
+  } catch (const std::out_of_range& e) {
+    EXPECT_STREQ(e.what(), "mha_self_forward_distinct: idx -2 at row 7 is outside [0, 5)");
   }
   // the projection must be the packed self-attention one
   c.idx[7] = 0;
@@ -208,9 +233,23 @@ TEST(TokenPositionRows, GroupsPairsInOrderOfFirstUse) {
   const DistinctRows<float> again = g.group(tokens.data() + 6, 1, tok.data(), pos.data());
   EXPECT_EQ(again.U, 3);
   EXPECT_EQ(std::vector<std::int32_t>(again.idx, again.idx + T), (std::vector<std::int32_t>{0, 1, 2}));
-  // more tokens than sequences in a batch: off, nothing allocated
-  EXPECT_FALSE(TokenPositionRows(5, T, C, 4).enabled());
+  // more tokens than sequences in a batch: off, nothing allocated, group refused
+  TokenPositionRows off(5, T, C, 4);
+  EXPECT_FALSE(off.enabled());
   EXPECT_EQ(TokenPositionRows::bytes(5, T, C, 4), 0u);
+  EXPECT_THROW(off.group(tokens.data(), 1, tok.data(), pos.data()), std::logic_error);
+  // a batch beyond the buffers, a token beyond the table: refused before writing
+  std::vector<std::int32_t> many(5 * T, 1);
+  EXPECT_THROW(g.group(many.data(), 5, tok.data(), pos.data()), std::invalid_argument);
+  std::vector<std::int32_t> bad = tokens;
+  bad[4] = V;
+  try {
+    g.group(bad.data(), B, tok.data(), pos.data());
+    FAIL() << "no throw";
+  } catch (const std::out_of_range& e) {
+    EXPECT_STREQ(e.what(), "TokenPositionRows::group: token 4 at position 4 is outside [0, 4)");
+  }
+  EXPECT_EQ(g.last().U, 3);  // still the last good batch's grouping
 }
 
 }  // namespace

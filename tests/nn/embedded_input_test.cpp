@@ -207,13 +207,28 @@ TEST(EmbeddedInputTest, AnIdOutsideTheTableThrowsBeforeWriting) {
               l.bias_hh.data(), s.B, s.T, s.I, s.H);
     FAIL() << "no throw";
   } catch (const std::out_of_range& e) {
-    EXPECT_NE(std::string(e.what()).find("id 7 at position 13 is outside [0, 7)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lstm_forward_embedded: id 7 at position 13 is outside [0, 7)"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(l.out, std::vector<float>(l.out.size(), 7.0f));
+  // backward: refused before any gradient is added to, the recurrent ones included
+  s.ids[13] = 0;
+  c.forward(l.out.data(), l.cache.data(), s.input(), l.weight_ih.data(), l.weight_hh.data(), l.bias_ih.data(),
+            l.bias_hh.data(), s.B, s.T, s.I, s.H);
   s.ids[13] = -1;
-  EXPECT_THROW(c.backward(nullptr, l.dweight_ih.data(), nullptr, nullptr, nullptr, l.scratch.data(), s.dout.data(),
-                          l.cache.data(), s.input(), l.weight_ih.data(), l.weight_hh.data(), s.B, s.T, s.I, s.H),
-               std::out_of_range);
+  std::vector<float> demb(s.emb.size(), 0.0f);
+  try {
+    c.backward(demb.data(), l.dweight_ih.data(), l.dweight_hh.data(), l.dbias_ih.data(), l.dbias_hh.data(),
+               l.scratch.data(), s.dout.data(), l.cache.data(), s.input(), l.weight_ih.data(), l.weight_hh.data(),
+               s.B, s.T, s.I, s.H);
+    FAIL() << "no throw";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("lstm_backward_embedded: id -1 at position 13"), std::string::npos)
+        << e.what();
+  }
+  for (const auto* g : {&demb, &l.dweight_ih, &l.dweight_hh, &l.dbias_ih, &l.dbias_hh})
+    EXPECT_EQ(*g, std::vector<float>(g->size(), 0.0f));
   EXPECT_THROW(c.forward(l.out.data(), l.cache.data(), s.input(), l.weight_ih.data(), l.weight_hh.data(),
                          l.bias_ih.data(), l.bias_hh.data(), s.B, s.T, 0, s.H),
                std::invalid_argument);
