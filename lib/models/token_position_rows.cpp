@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "nn/embedding.hpp"
 #include "nn/mha_distinct_rows.hpp"
 
 namespace attnlab::models {
@@ -67,12 +68,10 @@ DistinctRows<float> TokenPositionRows::last() {
 }
 
 void TokenPositionRows::add_gradients(float* dtok, float* dpos) const {
-  const std::size_t C = C_;
-  for (int u = 0; u < U_; ++u) {
-    const float* d = d_rows_.data() + u * C;
-    for (std::size_t c = 0; c < C; ++c) dtok[tok_[u] * C + c] += d[c];
-    for (std::size_t c = 0; c < C; ++c) dpos[pos_[u] * C + c] += d[c];
-  }
+  if (U_ == 0) return;
+  // each table's scatter-add of d_rows, by the pairs' tokens and positions
+  nn::embedding_backward(dtok, d_rows_.data(), tok_.data(), U_, vocab_, C_);
+  nn::embedding_backward(dpos, d_rows_.data(), pos_.data(), U_, T_, C_);
 }
 
 }  // namespace attnlab::models

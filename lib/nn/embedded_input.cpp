@@ -1,10 +1,10 @@
 #include "nn/embedded_input.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "nn/embedding.hpp"
 #include "nn/recurrent_kernels.hpp"
 #include "tensor/gemm.hpp"
 
@@ -30,9 +30,7 @@ void embedded_projection_forward(Real* xg, const EmbeddedInput<Real>& inp, const
   // pass computes for x = emb[ids], each the same sum in the same order
   detail::fill_rows(inp.table, bias, bias2, inp.vocab, GH);
   tensor::gemm<Real>(false, true, inp.vocab, GH, I, Real(1), inp.weight, I, weight_ih, I, Real(1), inp.table, GH);
-  const std::size_t row = sizeof(Real) * static_cast<std::size_t>(GH);
-  for (int r = 0; r < N; ++r)
-    std::memcpy(xg + static_cast<std::size_t>(r) * GH, inp.table + static_cast<std::size_t>(inp.ids[r]) * GH, row);
+  embedding_forward(xg, inp.ids, inp.table, N, inp.vocab, GH);  // xg[r] = table[ids[r]]
 }
 
 template <class Real>
@@ -43,11 +41,7 @@ void embedded_projection_backward(Real* dweight_emb, Real* dweight_ih, const Rea
   // dtable[v] = Σ dxg[r] over the rows r of token v, rows in order
   Real* dtable = inp.table;
   std::fill(dtable, dtable + embedded_table_size(inp.vocab, 1, GH), Real(0));
-  for (int r = 0; r < N; ++r) {
-    Real* __restrict d = dtable + static_cast<std::size_t>(inp.ids[r]) * GH;
-    const Real* __restrict s = dxg + static_cast<std::size_t>(r) * GH;
-    for (int j = 0; j < GH; ++j) d[j] += s[j];
-  }
+  embedding_backward(dtable, dxg, inp.ids, N, inp.vocab, GH);
   if (dweight_ih)  // dW_ih (GH, I) += dtable^T (GH, V) · emb (V, I)
     tensor::gemm<Real>(true, false, GH, I, inp.vocab, Real(1), dtable, GH, inp.weight, I, Real(1), dweight_ih, I);
   if (dweight_emb)  // demb (V, I) += dtable (V, GH) · W_ih (GH, I)

@@ -1,11 +1,11 @@
 #include "nn/mha_distinct_rows.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "nn/column_sums.hpp"
+#include "nn/embedding.hpp"
 #include "nn/mha_heads.hpp"
 #include "tensor/gemm.hpp"
 
@@ -51,7 +51,8 @@ void mha_self_forward_distinct(T* out, T* cache, T* table, const T* rows, const 
     for (int u = 0; u < U; ++u) std::copy_n(p.in_proj_bias, row, table + u * row);
   tensor::gemm<T>(false, true, U, int(row), C, T(1), rows, C, p.q_proj_weight, C, p.in_proj_bias ? T(1) : T(0),
                   table, int(row));
-  for (std::size_t r = 0; r < N; ++r) std::memcpy(cache + L.q + r * L.ld_q, table + idx[r] * row, sizeof(T) * row);
+  // self-attention's cache rows are [q | k | v], ld_q = 3C apart: a gather of table rows
+  embedding_forward(cache + L.q, idx, table, int(N), U, int(row));
   mha_heads_forward(cache, L, static_cast<T*>(nullptr), MhaWeights::none, masks, dropout, d);
   mha_out_projection(out, cache + L.y, p, d);
 }
@@ -73,11 +74,7 @@ void mha_self_backward_distinct(T* d_rows, const MhaGrads<T>& g, T* scratch, T* 
   if (g.in_proj_bias) detail::add_column_sums(g.in_proj_bias, dqkv, L.ld_q, N, row);
   // d(table)[u] = Σ d[q | k | v] over the rows r with idx[r] = u, in row order
   std::fill(table, table + mha_distinct_table_size(U, C), T(0));
-  for (std::size_t r = 0; r < N; ++r) {
-    T* __restrict dst = table + idx[r] * row;
-    const T* __restrict src = dqkv + r * L.ld_q;
-    for (std::size_t c = 0; c < row; ++c) dst[c] += src[c];
-  }
+  embedding_backward(table, dqkv, idx, int(N), U, int(row));  // rows ld_q = 3C apart
   // in_proj_weight (3C, C) += d(table)^T · rows; d_rows (U, C) += d(table) · in_proj_weight
   if (g.q_proj_weight)
     tensor::gemm<T>(true, false, int(row), C, U, T(1), table, int(row), rows, C, T(1), g.q_proj_weight, C);
