@@ -1,7 +1,7 @@
 // The causal cache's cost: one streaming step at position t against
 // re-running the causal forward over the whole prefix of t + 1 steps, for the
-// attention layer (nn::attention_step) and the post-norm block
-// (models::post_norm_block_step), d_model 64, 8 heads, one stream. A step
+// attention layer (kernels::attention_step) and the post-norm block
+// (kernels::post_norm_block_step), d_model 64, 8 heads, one stream. A step
 // grows linearly in t (its scores and mixing are 2·(t+1)·C multiply-adds on
 // top of the fixed 4C² projections); the prefix forward grows as
 // t·C² + t²·C.
@@ -10,9 +10,9 @@
 
 #include <vector>
 
-#include "models/post_norm_block.hpp"
-#include "nn/attention_cache.hpp"
-#include "nn/multihead_attention.hpp"
+#include "kernels/post_norm_block.hpp"
+#include "kernels/attention_cache.hpp"
+#include "kernels/multihead_attention.hpp"
 #include "random/generator.hpp"
 #include "tensor/gemm.hpp"
 
@@ -31,15 +31,15 @@ void BM_LayerStep(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int t = int(state.range(0));
   const Layer layer;
-  const nn::KvCacheDims kd{.B = 1, .C = C, .H = H, .L = L};
-  std::vector<float> keys(nn::kv_cache_size(kd)), values(nn::kv_cache_size(kd)),
-      scratch(nn::attention_step_scratch_size(kd)), x(C), y(C);
+  const kernels::KvCacheDims kd{.B = 1, .C = C, .H = H, .L = L};
+  std::vector<float> keys(kernels::kv_cache_size(kd)), values(kernels::kv_cache_size(kd)),
+      scratch(kernels::attention_step_scratch_size(kd)), x(C), y(C);
   random::Generator g(1);
   g.normal(keys.data(), keys.size());
   g.normal(values.data(), values.size());
   g.normal(x.data(), x.size());
   for (auto _ : state) {
-    nn::attention_step(y.data(), scratch.data(), keys.data(), values.data(), t, x.data(), layer.params(), kd);
+    kernels::attention_step(y.data(), scratch.data(), keys.data(), values.data(), t, x.data(), layer.params(), kd);
     benchmark::DoNotOptimize(y.data());
   }
   state.counters["t"] = t;
@@ -51,14 +51,14 @@ void BM_LayerPrefixForward(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int T = int(state.range(0)) + 1;
   const Layer layer;
-  const nn::MhaDims d = nn::mha_dims(1, T, T, C, H);
-  std::vector<float> x(std::size_t(T) * C), y(x.size()), cache(nn::mha_cache_size(d));
+  const kernels::MhaDims d = kernels::mha_dims(1, T, T, C, H);
+  std::vector<float> x(std::size_t(T) * C), y(x.size()), cache(kernels::mha_cache_size(d));
   random::Generator g(1);
   g.normal(x.data(), x.size());
-  nn::MhaMasks<float> masks;
+  kernels::MhaMasks<float> masks;
   masks.causal = true;
   for (auto _ : state) {
-    nn::mha_forward<float>(y.data(), nullptr, nn::MhaWeights::none, cache.data(), x.data(), x.data(), x.data(), masks,
+    kernels::mha_forward<float>(y.data(), nullptr, kernels::MhaWeights::none, cache.data(), x.data(), x.data(), x.data(), masks,
                            {}, layer.params(), d);
     benchmark::DoNotOptimize(y.data());
   }
@@ -69,7 +69,7 @@ void BM_LayerPrefixForward(benchmark::State& state) {
 void BM_PostNormBlockStep(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int t = int(state.range(0));
-  const auto specs = models::post_norm_block_param_specs(C, F);
+  const auto specs = kernels::post_norm_block_param_specs(C, F);
   std::vector<std::vector<float>> w;
   for (const auto& s : specs) {
     std::size_t n = 1;
@@ -77,19 +77,19 @@ void BM_PostNormBlockStep(benchmark::State& state) {
     w.emplace_back(n);
   }
   random::Generator g(0);
-  const models::PostNormTensors<float> p{w[0].data(), w[1].data(), w[2].data(), w[3].data(),
+  const kernels::PostNormTensors<float> p{w[0].data(), w[1].data(), w[2].data(), w[3].data(),
                                          w[4].data(), w[5].data(), w[6].data(), w[7].data(),
                                          w[8].data(), w[9].data(), w[10].data(), w[11].data()};
-  models::post_norm_block_init(g, p, C, F);
-  const nn::KvCacheDims kd{.B = 1, .C = C, .H = H, .L = L};
-  std::vector<float> keys(nn::kv_cache_size(kd)), values(nn::kv_cache_size(kd)),
-      scratch(models::post_norm_step_scratch_size(1, C, H, F, L)), x(C), y(C);
+  kernels::post_norm_block_init(g, p, C, F);
+  const kernels::KvCacheDims kd{.B = 1, .C = C, .H = H, .L = L};
+  std::vector<float> keys(kernels::kv_cache_size(kd)), values(kernels::kv_cache_size(kd)),
+      scratch(kernels::post_norm_step_scratch_size(1, C, H, F, L)), x(C), y(C);
   g.normal(keys.data(), keys.size());
   g.normal(values.data(), values.size());
   g.normal(x.data(), x.size());
-  const models::BlockDims d{1, 1, C, H, F, 0.0, true};
+  const kernels::BlockDims d{1, 1, C, H, F, 0.0, true};
   for (auto _ : state) {
-    models::post_norm_block_step(y.data(), scratch.data(), keys.data(), values.data(), t, L, x.data(), p, d);
+    kernels::post_norm_block_step(y.data(), scratch.data(), keys.data(), values.data(), t, L, x.data(), p, d);
     benchmark::DoNotOptimize(y.data());
   }
   state.counters["t"] = t;

@@ -1,7 +1,7 @@
 // The attention forward of `timing` (B = 8, d_model 64, 4 heads, self-attention,
 // need_weights=False) by sequence length, two ways: the flash path
-// (nn::mha_flash_forward: tiles, an online softmax, O(T·C) memory) and the
-// weighted path (nn::mha_forward, which writes all B·H·T² softmax weights:
+// (kernels::mha_flash_forward: tiles, an online softmax, O(T·C) memory) and the
+// weighted path (kernels::mha_forward, which writes all B·H·T² softmax weights:
 // 537 MB at T = 2048, 8.6 GB at 8192, so it stops at 2048).
 // GFLOP/s counts 2 × the multiply-adds: 4·B·T·C² for the projections and
 // 2·B·H·T²·D for scores and mixing; the FLOP floor of a pass is that count
@@ -13,8 +13,8 @@
 
 #include <vector>
 
-#include "nn/flash_attention.hpp"
-#include "nn/multihead_attention.hpp"
+#include "kernels/flash_attention.hpp"
+#include "kernels/multihead_attention.hpp"
 #include "random/generator.hpp"
 #include "tensor/gemm.hpp"
 
@@ -39,15 +39,15 @@ void set_counters(benchmark::State& state, int T) {
 void BM_FlashForward(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int T = int(state.range(0));
-  nn::FlashBlocks blocks;
+  kernels::FlashBlocks blocks;
   if (state.range(1) > 0) blocks = {int(state.range(1)), int(state.range(2))};
   const Layer layer;
-  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
-  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(nn::mha_flash_workspace_size(d, blocks));
+  const kernels::MhaDims d = kernels::mha_dims(B, T, T, C, H);
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(kernels::mha_flash_workspace_size(d, blocks));
   random::Generator g(1);
   g.normal(x.data(), x.size());
   for (auto _ : state) {
-    nn::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), {}, layer.params(), d,
+    kernels::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), {}, layer.params(), d,
                                  blocks);
     benchmark::DoNotOptimize(out.data());
   }
@@ -61,12 +61,12 @@ void BM_FlashForwardTwoThreads(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int T = int(state.range(0));
   const Layer layer;
-  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
-  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(nn::mha_flash_workspace_size(d, {}, 2));
+  const kernels::MhaDims d = kernels::mha_dims(B, T, T, C, H);
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(kernels::mha_flash_workspace_size(d, {}, 2));
   random::Generator g(1);
   g.normal(x.data(), x.size());
   for (auto _ : state) {
-    nn::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), {}, layer.params(), d, {}, 2);
+    kernels::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), {}, layer.params(), d, {}, 2);
     benchmark::DoNotOptimize(out.data());
   }
   set_counters(state, T);
@@ -76,12 +76,12 @@ void BM_WeightedForward(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int T = int(state.range(0));
   const Layer layer;
-  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
-  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), cache(nn::mha_cache_size(d));
+  const kernels::MhaDims d = kernels::mha_dims(B, T, T, C, H);
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), cache(kernels::mha_cache_size(d));
   random::Generator g(1);
   g.normal(x.data(), x.size());
   for (auto _ : state) {
-    nn::mha_forward<float>(out.data(), nullptr, nn::MhaWeights::none, cache.data(), x.data(), x.data(), x.data(), {},
+    kernels::mha_forward<float>(out.data(), nullptr, kernels::MhaWeights::none, cache.data(), x.data(), x.data(), x.data(), {},
                            {}, layer.params(), d);
     benchmark::DoNotOptimize(out.data());
   }
@@ -93,14 +93,14 @@ void BM_FlashForwardCausal(benchmark::State& state) {
   tensor::set_blas_threads(1);
   const int T = int(state.range(0));
   const Layer layer;
-  const nn::MhaDims d = nn::mha_dims(B, T, T, C, H);
-  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(nn::mha_flash_workspace_size(d));
+  const kernels::MhaDims d = kernels::mha_dims(B, T, T, C, H);
+  std::vector<float> x(std::size_t(B) * T * C), out(x.size()), work(kernels::mha_flash_workspace_size(d));
   random::Generator g(1);
   g.normal(x.data(), x.size());
-  nn::MhaMasks<float> masks;
+  kernels::MhaMasks<float> masks;
   masks.causal = true;
   for (auto _ : state) {
-    nn::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), masks, layer.params(), d);
+    kernels::mha_flash_forward<float>(out.data(), work.data(), x.data(), x.data(), x.data(), masks, layer.params(), d);
     benchmark::DoNotOptimize(out.data());
   }
   set_counters(state, T);

@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "nn/mha_heads.hpp"
+#include "kernels/attention/mha_heads.hpp"
 #include "random/generator.hpp"
 
 namespace {
@@ -30,16 +30,16 @@ Shape shape(const benchmark::State& state) {
 }
 
 struct Heads {
-  nn::MhaDims d;
-  nn::MhaCacheLayout L;
+  kernels::MhaDims d;
+  kernels::MhaCacheLayout L;
   std::vector<float> cache, dy, grads, tile;
   explicit Heads(Shape s)
-      : d(nn::mha_dims(s.B, s.T, s.T, s.C, s.H)),
-        L(nn::mha_cache_layout(d)),
-        cache(nn::mha_cache_size(d)),
+      : d(kernels::mha_dims(s.B, s.T, s.T, s.C, s.H)),
+        L(kernels::mha_cache_layout(d)),
+        cache(kernels::mha_cache_size(d)),
         dy(std::size_t(s.B) * s.T * s.C),
         grads(L.att),
-        tile(nn::mha_backward_tile_size(d)) {
+        tile(kernels::mha_backward_tile_size(d)) {
     random::Generator g(1);
     g.normal(cache.data(), L.att);  // q, k, v
     g.normal(dy.data(), dy.size());
@@ -58,9 +58,9 @@ void BM_HeadsForward(benchmark::State& state) {
   Heads h(shape(state));
   for (auto _ : state) {
     if constexpr (Tiled)
-      nn::mha_heads_forward<float>(h.cache.data(), h.L, nullptr, nn::MhaWeights::none, {}, {}, h.d);
+      kernels::mha_heads_forward<float>(h.cache.data(), h.L, nullptr, kernels::MhaWeights::none, {}, {}, h.d);
     else
-      nn::mha_heads_forward_reference<float>(h.cache.data(), h.L, nullptr, nn::MhaWeights::none, {}, {}, h.d);
+      kernels::mha_heads_forward_reference<float>(h.cache.data(), h.L, nullptr, kernels::MhaWeights::none, {}, {}, h.d);
     benchmark::DoNotOptimize(h.cache.data());
   }
   set_counters(state, h, 1);
@@ -69,12 +69,12 @@ void BM_HeadsForward(benchmark::State& state) {
 template <bool Tiled>
 void BM_HeadsBackward(benchmark::State& state) {
   Heads h(shape(state));
-  nn::mha_heads_forward<float>(h.cache.data(), h.L, nullptr, nn::MhaWeights::none, {}, {}, h.d);
+  kernels::mha_heads_forward<float>(h.cache.data(), h.L, nullptr, kernels::MhaWeights::none, {}, {}, h.d);
   for (auto _ : state) {
     if constexpr (Tiled)
-      nn::mha_heads_backward<float>(h.grads.data(), h.dy.data(), h.tile.data(), h.cache.data(), h.L, {}, h.d);
+      kernels::mha_heads_backward<float>(h.grads.data(), h.dy.data(), h.tile.data(), h.cache.data(), h.L, {}, h.d);
     else
-      nn::mha_heads_backward_reference<float>(h.grads.data(), h.dy.data(), h.tile.data(), h.cache.data(), h.L, {},
+      kernels::mha_heads_backward_reference<float>(h.grads.data(), h.dy.data(), h.tile.data(), h.cache.data(), h.L, {},
                                               h.d);
     benchmark::DoNotOptimize(h.grads.data());
   }

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "nn/multihead_attention.hpp"
+#include "kernels/multihead_attention.hpp"
 #include "random/generator.hpp"
 
 template <int C>
@@ -13,9 +13,9 @@ struct MhaLayer {
                      out_w = std::vector<float>(C * C), out_b = std::vector<float>(C);
   MhaLayer() {
     attnlab::random::Generator g(0);
-    attnlab::nn::multihead_attention_init(g, in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
+    attnlab::kernels::multihead_attention_init(g, in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
   }
-  attnlab::nn::MhaParams<float> params() const {
-    return attnlab::nn::mha_packed(in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
+  attnlab::kernels::MhaParams<float> params() const {
+    return attnlab::kernels::mha_packed(in_w.data(), in_b.data(), out_w.data(), out_b.data(), C);
   }
 };

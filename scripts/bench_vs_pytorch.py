@@ -16,9 +16,9 @@ whose batch is split over both), one otherwise.
 The multiply-adds counted are the model's, as PyTorch performs them (the
 rate is model FLOPs utilization, PaLM's MFU: Chowdhery et al. 2022, App. B),
 not attnlab's own: attnlab folds an embedding into the recurrent layer after
-it (lib/nn/embedded_input.hpp) and runs the attention classifier's first
+it (lib/kernels/embedded_input.hpp) and runs the attention classifier's first
 LN1 and in-projection once per distinct (token, position) pair
-(lib/nn/mha_distinct_rows.hpp), so bottleneck's and rnn_vs_attention's rows
+(lib/kernels/mha_distinct_rows.hpp), so bottleneck's and rnn_vs_attention's rows
 perform fewer than they are credited with (README, Speed, has the figures).
 
 Then each table's FLOP floor: its training FLOPs over two cores at that

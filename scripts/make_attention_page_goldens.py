@@ -6,7 +6,7 @@ Run from the repository root with Debian's PyTorch 1.13 (package python3-torch):
     /usr/bin/python3 scripts/make_attention_page_goldens.py
 
 Writes, each with a "_generated_by" field:
-  data/nn/post_norm_block.json   nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout,
+  data/kernels/post_norm_block.json   nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout,
                                  activation="relu", batch_first=True, norm_first=False): the state_dict
                                  right after torch.manual_seed(0) and the constructor (plus the next
                                  generator word, which proves the draw count), then with biases and
@@ -15,17 +15,17 @@ Writes, each with a "_generated_by" field:
                                  training-mode forward after torch.manual_seed(DROPOUT_SEED) (the dropout
                                  masks in PyTorch's order), and the gradient of sum(out * g) for the input
                                  and every parameter; one case with a causal src_mask.
-  data/nn/additive_attention.json  the twin AdditiveAttention module below (Bahdanau et al. 2015, §3.1 and
+  data/kernels/additive_attention.json  the twin AdditiveAttention module below (Bahdanau et al. 2015, §3.1 and
                                  Appendix A.1.2; seed page 003's f(u, v) = tanh(u W1 + v W2) b): init after
                                  manual_seed(0), then context and weights for a batch with a key padding
                                  mask (one query per sequence, as a decoder step, and T queries at once),
                                  and the gradients of sum(context * g) + sum(weights * gw).
-  data/nn/sdpa.json              torch._C._nn._scaled_dot_product_attention (1.13's form of
+  data/kernels/sdpa.json              torch._C._nn._scaled_dot_product_attention (1.13's form of
                                  F.scaled_dot_product_attention, returning the weights): the page's
                                  example (13.3024) and batched cases with a boolean mask (True = takes
                                  part), a float mask and is_causal, with the gradients of
                                  sum(out * g) + sum(weights * gw).
-  data/nn/positions.json         the course's sinusoidal formula (shared/course/12_sinusoidal.py) for even
+  data/kernels/positions.json         the course's sinusoidal formula (shared/course/12_sinusoidal.py) for even
                                  and odd widths (the cos columns take the first floor(d/2) rates), and the
                                  learned table nn.init.normal_(std=0.02) after manual_seed(0).
 """
@@ -250,10 +250,10 @@ def positions_doc():
 
 
 def main():
-    write("nn/post_norm_block.json", {"dropout_seed": DROPOUT_SEED, "cases": [block_case(c) for c in BLOCK_CASES]})
-    write("nn/additive_attention.json", {"cases": [additive_case(c) for c in ADDITIVE_CASES]})
-    write("nn/sdpa.json", {"cases": sdpa_cases()})
-    write("nn/positions.json", positions_doc())
+    write("kernels/post_norm_block.json", {"dropout_seed": DROPOUT_SEED, "cases": [block_case(c) for c in BLOCK_CASES]})
+    write("kernels/additive_attention.json", {"cases": [additive_case(c) for c in ADDITIVE_CASES]})
+    write("kernels/sdpa.json", {"cases": sdpa_cases()})
+    write("kernels/positions.json", positions_doc())
 
 
 if __name__ == "__main__":

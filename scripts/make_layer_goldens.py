@@ -9,7 +9,7 @@ It needs Debian's python3-torch (1.13.1, CPU; see shared/reference/torch_rng.md 
 The `python3` on PATH has no torch.
 
 Outputs (compact JSON, about 110 kB in all):
-    data/nn/layers_parity.json  one case per layer: nn.Linear (3-d input, with and without
+    data/kernels/layers_parity.json  one case per layer: nn.Linear (3-d input, with and without
                                 bias), nn.Embedding, learned positions (x + pos(arange(T))),
                                 nn.LayerNorm (with its cached mean and rstd), nn.GELU(),
                                 F.dropout (with the keep mask and seed), h.mean(dim=1),
@@ -18,7 +18,7 @@ Outputs (compact JSON, about 110 kB in all):
                                 after torch.manual_seed so they are reproducible), a fixed
                                 upstream gradient, PyTorch's forward output and every
                                 gradient from autograd.
-    data/nn/layers_init.json    initial parameters right after torch.manual_seed(0) of
+    data/kernels/layers_init.json    initial parameters right after torch.manual_seed(0) of
                                 nn.Linear(32,96), nn.Linear(64,2), nn.Embedding(10,32),
                                 nn.Embedding(16,32), built in that order; and after
                                 torch.manual_seed(1) of nn.Linear(5,3,bias=False),
@@ -229,5 +229,5 @@ def write(relative, obj):
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    write("data/nn/layers_parity.json", parity())
-    write("data/nn/layers_init.json", init())
+    write("data/kernels/layers_parity.json", parity())
+    write("data/kernels/layers_init.json", init())

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch parity goldens for attnlab's multi-head attention (lib/nn/multihead_attention).
+"""PyTorch parity goldens for attnlab's multi-head attention (lib/kernels/multihead_attention).
 
 Run from the repository root with Debian's PyTorch 1.13 (package python3-torch;
 the python3 on PATH may have no torch):
@@ -7,15 +7,15 @@ the python3 on PATH may have no torch):
     /usr/bin/python3 scripts/make_mha_goldens.py
 
 Writes (each file carries a "_generated_by" field naming this script and the torch version):
-  data/nn/mha_init.json         nn.MultiheadAttention(32, 4) parameters right after
+  data/kernels/mha_init.json         nn.MultiheadAttention(32, 4) parameters right after
                                 torch.manual_seed(0), as exact float32 values (bit-for-bit test
                                 of multihead_attention_init), plus the next generator word.
-  data/nn/mha_inputs.json       the shared inputs of the parity cases: seeded parameters of
+  data/kernels/mha_inputs.json       the shared inputs of the parity cases: seeded parameters of
                                 nn.MultiheadAttention(32, 4, batch_first=True) with nonzero biases,
                                 x (2, 6, 32), key/value (2, 5, 32) for cross-attention, the upstream
                                 gradient g (2, 6, 32), key_padding_mask (2, 6) and a float attn_mask
                                 (6, 6); all exact float32 values.
-  data/nn/mha_case_<name>.json  for each case: forward output, averaged and per-head weights, and
+  data/kernels/mha_case_<name>.json  for each case: forward output, averaged and per-head weights, and
                                 the gradients of loss = sum(out * g) with respect to every input
                                 and parameter (9 significant digits; compared within 1e-5).
 Cases: plain, key_padding, causal (bool attn_mask), float_mask, both (key padding + causal),

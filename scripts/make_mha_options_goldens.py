@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""PyTorch goldens for every option of nn.MultiheadAttention (lib/nn/multihead_attention).
+"""PyTorch goldens for every option of nn.MultiheadAttention (lib/kernels/multihead_attention).
 
 Run from the repository root with Debian's PyTorch 1.13 (package python3-torch):
 
     /usr/bin/python3 scripts/make_mha_options_goldens.py
 
-Writes data/nn/mha_options.json (with a "_generated_by" field), a list of cases. Each case names
+Writes data/kernels/mha_options.json (with a "_generated_by" field), a list of cases. Each case names
 its constructor options (embed_dim, num_heads, bias, add_bias_kv, add_zero_attn, kdim, vdim,
 batch_first, dropout) and holds:
   init     the state_dict right after torch.manual_seed(0) and the constructor, as exact float32

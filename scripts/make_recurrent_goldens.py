@@ -1,15 +1,15 @@
 #!/usr/bin/python3
-"""PyTorch parity goldens for attnlab's recurrent layers (lib/nn/{rnn,gru,lstm}).
+"""PyTorch parity goldens for attnlab's recurrent layers (lib/kernels/{rnn,gru,lstm}).
 
 Run from the repository root:
     /usr/bin/python3 scripts/make_recurrent_goldens.py
 Needs Debian's python3-torch (PyTorch 1.13, CPU); the python3 on PATH may have
-no torch. Writes data/nn/recurrent_rnn.json, recurrent_gru.json and
+no torch. Writes data/kernels/recurrent_rnn.json, recurrent_gru.json and
 recurrent_lstm.json (about 0.9 MB together) and prints their sizes.
 
 For each of nn.RNN / nn.GRU / nn.LSTM(32, 64, batch_first=True):
   - the module is built right after torch.manual_seed(0), so its parameters are
-    PyTorch's initialisation (tests/nn/*_test.cpp compare attnlab's init to them
+    PyTorch's initialisation (tests/kernels/*_test.cpp compare attnlab's init to them
     bit for bit, and use them for the parity check);
   - input (4, 8, 32), R_last (4, 64) and R_all (4, 8, 64) are torch.randn from a
     torch.Generator seeded 1234, drawn in that order;

@@ -12,10 +12,10 @@
 #include "plotting.hpp"
 #include "commands.hpp"
 #include "report/atomic_file.hpp"
-#include "sweep/child_process.hpp"
+#include "process/child_process.hpp"
 #include "sweep/commands_launcher.hpp"
 #include "sweep/formats.hpp"
-#include "sweep/interrupt.hpp"
+#include "process/interrupt.hpp"
 #include "sweep/local_launcher.hpp"
 #include "sweep/override_grammar.hpp"
 #include "sweep/plan.hpp"
@@ -220,7 +220,7 @@ int sweep_command(const SweepOptions& o) {
 
   if (!o.collect && !jobs.empty()) {
     for (const auto& j : jobs) prepare(j.dir, plan.runs[j.position].spec);
-    const std::string attnlab = self_executable();
+    const std::string attnlab = process::self_executable();
     if (o.launcher == "commands") {
       write_stdout(command_lines(jobs, attnlab));
       if (plotting) std::cerr << "attnlab: sweep: no figures yet; run this sweep again with --plot once the runs have ended\n";
@@ -229,7 +229,7 @@ int sweep_command(const SweepOptions& o) {
                                jobs.size(), jobs.size() == 1 ? "" : "s");
       return kOk;
     }
-    catch_interrupts();
+    process::catch_interrupts();
     if (slurm) {
       const fs::path slurm_dir = dir / "slurm";
       fs::create_directories(slurm_dir);
@@ -244,13 +244,13 @@ int sweep_command(const SweepOptions& o) {
       report::write_file_atomically(
           script.string(),
           array_script(dirs, slurm_dir, so, fmt::format("attnlab sweep {}: {} pending runs", o.spec, jobs.size())));
-      std::string sbatch = find_program("sbatch");
+      std::string sbatch = process::find_program("sbatch");
       const auto commands = submit_commands(sbatch.empty() ? "sbatch" : sbatch, jobs.size(), script, so);
       if (o.dry_run) {
         std::string lines;
         for (const auto& argv : commands) {
           std::string l;
-          for (const auto& a : argv) l += (l.empty() ? "" : " ") + shell_quote(a);
+          for (const auto& a : argv) l += (l.empty() ? "" : " ") + process::shell_quote(a);
           lines += l + "\n";
         }
         write_stdout(lines);
@@ -281,10 +281,10 @@ int sweep_command(const SweepOptions& o) {
       watcher.look();
       progress.close();
       states = inspect_all(plan, dir);
-      if (interrupted()) {
+      if (process::interrupted()) {
         std::cerr << "attnlab: sweep: stopped waiting; the jobs go on (scancel " << fmt::format("{}", fmt::join(ids, " "))
                   << " stops them). Run this sweep again to collect.\n";
-        return 128 + interrupted();
+        return 128 + process::interrupted();
       }
     } else {
       Progress progress(stderr, ::isatty(STDERR_FILENO), before);
@@ -322,6 +322,6 @@ Exit codes: 0 ok (or already done), 1 failed or diverged (recorded), 2 not a run
   return sub;
 }
 
-int run_one_command(const RunOneOptions& o) { return run_one(o.dir, self_executable()); }
+int run_one_command(const RunOneOptions& o) { return run_one(o.dir, process::self_executable()); }
 
 }  // namespace attnlab::cli

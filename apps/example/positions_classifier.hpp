@@ -19,7 +19,7 @@ namespace example {
 namespace nn = attnlab::nn;
 
 struct PositionsClassifier {
-  std::shared_ptr<nn::Parameters> store = std::make_shared<nn::Parameters>();
+  std::shared_ptr<nn::ParameterStore> store = std::make_shared<nn::ParameterStore>();
   nn::Embedding tok, pos;
   nn::MultiheadAttention attn;
   nn::LayerNorm norm;

@@ -113,7 +113,4 @@ struct Experiment {
   MemoryEstimator memory;
 };
 
-/// The common "seed" parameter (torch.manual_seed's argument).
-spec::Param seed_param(long long default_seed = 0);
-
 }  // namespace attnlab::experiments

@@ -4,28 +4,14 @@
 
 #include <algorithm>
 
-#include "experiments/course_tables.hpp"
-#include "experiments/kinds.hpp"
+#include "experiments/kinds/kinds.hpp"
 #include "spec/validate.hpp"
 
 namespace attnlab::experiments {
 
-spec::Param seed_param(long long default_seed) {
-  return {.name = "seed",
-          .type = spec::Type::Integer,
-          .default_value = default_seed,
-          .doc = "torch.manual_seed value the course's draws start from",
-          .min = 0,
-          .max = 4294967295.0};
-}
-
 const std::vector<Experiment>& all_experiments() {
   static const std::vector<Experiment> kinds = [] {
-    std::vector<Experiment> v = {bottleneck_experiment(),       sqrt_d_experiment(), heads_experiment(),
-                                 positions_experiment(),        block_experiment(),  rnn_vs_attention_experiment(),
-                                 attention_map_experiment(),    torch_mha_experiment(), attention_page_experiment(),
-                                 translation_experiment()};
-    for (auto& e : course_table_experiments()) v.push_back(std::move(e));
+    std::vector<Experiment> v = all_kinds();
     std::stable_sort(v.begin(), v.end(),
                      [](const Experiment& a, const Experiment& b) { return a.course_order < b.course_order; });
     return v;

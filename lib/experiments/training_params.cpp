@@ -1,3 +1,4 @@
+#include "experiments/common_params.hpp"
 #include "experiments/training_params.hpp"
 
 #include <algorithm>

@@ -5,28 +5,28 @@
 #include <string>
 
 #include "models/replica.hpp"
-#include "nn/cost.hpp"
-#include "nn/cross_entropy.hpp"
-#include "nn/embedding.hpp"
-#include "nn/layer_norm.hpp"
-#include "nn/linear.hpp"
-#include "nn/mean_over_time.hpp"
+#include "kernels/cost.hpp"
+#include "kernels/cross_entropy.hpp"
+#include "kernels/embedding.hpp"
+#include "kernels/layer_norm.hpp"
+#include "kernels/linear.hpp"
+#include "kernels/mean_over_time.hpp"
 
 namespace attnlab::models {
 
 std::size_t AttentionClassifier::parameter_count(const AttentionClassifierConfig& cfg) {
   const std::size_t C = cfg.d_model, K = cfg.n_classes;
-  return (cfg.vocab + cfg.max_len) * C + nn::mha_parameter_count(cfg.d_model) + 2 * C + K * C + K;
+  return (cfg.vocab + cfg.max_len) * C + kernels::mha_parameter_count(cfg.d_model) + 2 * C + K * C + K;
 }
 
 std::size_t AttentionClassifier::memory_bytes(const AttentionClassifierConfig& cfg, int max_batch, int length) {
   const std::size_t C = cfg.d_model, K = cfg.n_classes, B = max_batch, T = length;
   const std::size_t params = parameter_count(cfg);
-  const nn::MhaDims d = nn::mha_dims(max_batch, length, length, cfg.d_model, cfg.n_heads);
+  const kernels::MhaDims d = kernels::mha_dims(max_batch, length, length, cfg.d_model, cfg.n_heads);
   const std::size_t floats = 2 * params                  // values and gradients
                              + 7 * B * T * C + 2 * B * T  // h, a, r, n, dn, dr, dh; mean, rstd
                              + 2 * B * C + 3 * B * K      // pooled, dpooled; logits, probs, dlogits
-                             + nn::mha_cache_size(d) + nn::mha_scratch_size(d);
+                             + kernels::mha_cache_size(d) + kernels::mha_scratch_size(d);
   return floats * sizeof(float);
 }
 
@@ -34,7 +34,7 @@ AttentionClassifier::AttentionClassifier(const AttentionClassifierConfig& cfg, r
                                          int max_batch, int length)
     : cfg_(cfg), max_batch_(max_batch), T_(length) {
   const int C = cfg.d_model, K = cfg.n_classes;
-  nn::mha_dims(1, length, length, C, cfg.n_heads);  // throws when heads do not divide d_model
+  kernels::mha_dims(1, length, length, C, cfg.n_heads);  // throws when heads do not divide d_model
   if (length > cfg.max_len)
     throw std::invalid_argument("sequence length " + std::to_string(length) + " exceeds the position table (" +
                                 std::to_string(cfg.max_len) + ")");
@@ -51,12 +51,12 @@ AttentionClassifier::AttentionClassifier(const AttentionClassifierConfig& cfg, r
   head_b_ = params.add("head.bias", {K});
   params.allocate();
 
-  nn::embedding_init(init, params.value(tok_), cfg.vocab, C);
-  nn::embedding_init(init, params.value(pos_), cfg.max_len, C);
-  nn::multihead_attention_init(init, params.value(in_w_), params.value(in_b_), params.value(out_w_),
+  kernels::embedding_init(init, params.value(tok_), cfg.vocab, C);
+  kernels::embedding_init(init, params.value(pos_), cfg.max_len, C);
+  kernels::multihead_attention_init(init, params.value(in_w_), params.value(in_b_), params.value(out_w_),
                                params.value(out_b_), C);
-  nn::layer_norm_init(params.value(norm_w_), params.value(norm_b_), C);
-  nn::linear_init(init, params.value(head_w_), params.value(head_b_), C, K);
+  kernels::layer_norm_init(params.value(norm_w_), params.value(norm_b_), C);
+  kernels::linear_init(init, params.value(head_w_), params.value(head_b_), C, K);
 
   const std::size_t BTC = static_cast<std::size_t>(max_batch) * length * C;
   for (auto* v : {&h_, &a_, &r_, &n_, &dn_, &dr_, &dh_}) v->resize(BTC);
@@ -67,30 +67,30 @@ AttentionClassifier::AttentionClassifier(const AttentionClassifierConfig& cfg, r
   logits_.resize(static_cast<std::size_t>(max_batch) * K);
   probs_.resize(logits_.size());
   dlogits_.resize(logits_.size());
-  const nn::MhaDims d = nn::mha_dims(max_batch, length, length, C, cfg.n_heads);
-  mha_cache_.resize(nn::mha_cache_size(d));
-  mha_scratch_.resize(nn::mha_scratch_size(d));
+  const kernels::MhaDims d = kernels::mha_dims(max_batch, length, length, C, cfg.n_heads);
+  mha_cache_.resize(kernels::mha_cache_size(d));
+  mha_scratch_.resize(kernels::mha_scratch_size(d));
 }
 
 void AttentionClassifier::forward(const std::int32_t* tokens, int B, float* attn_weights) {
   if (B < 1 || B > max_batch_) throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit");
   const int T = T_, C = cfg_.d_model, N = B * T;
   // h (B, T, C) = tok(x) [+ pos(arange(T))]
-  nn::embedding_forward(h_.data(), tokens, params.value(tok_), N, cfg_.vocab, C);
-  if (cfg_.use_positions) nn::position_embedding_forward(h_.data(), params.value(pos_), B, T, C, cfg_.max_len);
+  kernels::embedding_forward(h_.data(), tokens, params.value(tok_), N, cfg_.vocab, C);
+  if (cfg_.use_positions) kernels::position_embedding_forward(h_.data(), params.value(pos_), B, T, C, cfg_.max_len);
   // a (B, T, C) = MHA(h, h, h)
-  const nn::MhaDims d = nn::mha_dims(B, T, T, C, cfg_.n_heads);
-  nn::multihead_attention_forward<float>(
-      a_.data(), attn_weights, attn_weights ? nn::MhaWeights::averaged : nn::MhaWeights::none, mha_cache_.data(),
+  const kernels::MhaDims d = kernels::mha_dims(B, T, T, C, cfg_.n_heads);
+  kernels::multihead_attention_forward<float>(
+      a_.data(), attn_weights, attn_weights ? kernels::MhaWeights::averaged : kernels::MhaWeights::none, mha_cache_.data(),
       h_.data(), h_.data(), h_.data(), {}, {}, params.value(in_w_), params.value(in_b_), params.value(out_w_),
       params.value(out_b_), d);
   // r = h + a; n = LayerNorm(r)
   for (int i = 0; i < N * C; ++i) r_[i] = h_[i] + a_[i];
-  nn::layer_norm_forward(n_.data(), mean_.data(), rstd_.data(), r_.data(), params.value(norm_w_),
+  kernels::layer_norm_forward(n_.data(), mean_.data(), rstd_.data(), r_.data(), params.value(norm_w_),
                          params.value(norm_b_), N, C);
   // pooled (B, C) = mean over T; logits (B, K) = head(pooled)
-  nn::mean_over_time_forward(pooled_.data(), n_.data(), B, T, C);
-  nn::linear_forward(logits_.data(), pooled_.data(), params.value(head_w_), params.value(head_b_), B, C,
+  kernels::mean_over_time_forward(pooled_.data(), n_.data(), B, T, C);
+  kernels::linear_forward(logits_.data(), pooled_.data(), params.value(head_w_), params.value(head_b_), B, C,
                      cfg_.n_classes);
 }
 
@@ -102,26 +102,26 @@ float AttentionClassifier::train_step(const std::int32_t* tokens, const std::int
 float AttentionClassifier::train_step_drawn(const std::int32_t* tokens, const std::int32_t* labels, int B) {
   forward(tokens, B, nullptr);
   const int T = T_, C = cfg_.d_model, K = cfg_.n_classes, N = B * T;
-  const float loss = nn::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);
+  const float loss = kernels::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);
 
   std::fill_n(dlogits_.begin(), B * K, 0.0f);
   std::fill_n(dpooled_.begin(), B * C, 0.0f);
-  nn::cross_entropy_backward(dlogits_.data(), 1.0f, probs_.data(), labels, B, K);
-  nn::linear_backward(dpooled_.data(), params.grad(head_w_), params.grad(head_b_), dlogits_.data(),
+  kernels::cross_entropy_backward(dlogits_.data(), 1.0f, probs_.data(), labels, B, K);
+  kernels::linear_backward(dpooled_.data(), params.grad(head_w_), params.grad(head_b_), dlogits_.data(),
                       pooled_.data(), params.value(head_w_), B, C, K);
   // dn and dr are written, not added into (two 64 KB fills a step at the course's size)
-  nn::mean_over_time_backward(dn_.data(), dpooled_.data(), B, T, C, true);
-  nn::layer_norm_backward(dr_.data(), params.grad(norm_w_), params.grad(norm_b_), dn_.data(), mean_.data(),
+  kernels::mean_over_time_backward(dn_.data(), dpooled_.data(), B, T, C, true);
+  kernels::layer_norm_backward(dr_.data(), params.grad(norm_w_), params.grad(norm_b_), dn_.data(), mean_.data(),
                           rstd_.data(), r_.data(), params.value(norm_w_), N, C, true);
   // The residual passes dr straight to h; attention adds its three paths.
   std::copy_n(dr_.begin(), N * C, dh_.begin());
-  const nn::MhaDims d = nn::mha_dims(B, T, T, C, cfg_.n_heads);
-  nn::multihead_attention_backward<float>(dh_.data(), dh_.data(), dh_.data(), params.grad(in_w_),
+  const kernels::MhaDims d = kernels::mha_dims(B, T, T, C, cfg_.n_heads);
+  kernels::multihead_attention_backward<float>(dh_.data(), dh_.data(), dh_.data(), params.grad(in_w_),
                                           params.grad(in_b_), params.grad(out_w_), params.grad(out_b_),
                                           mha_scratch_.data(), dr_.data(), mha_cache_.data(), h_.data(), h_.data(),
                                           h_.data(), {}, params.value(in_w_), params.value(out_w_), d);
-  nn::embedding_backward(params.grad(tok_), dh_.data(), tokens, N, cfg_.vocab, C);
-  if (cfg_.use_positions) nn::position_embedding_backward(params.grad(pos_), dh_.data(), B, T, C, cfg_.max_len);
+  kernels::embedding_backward(params.grad(tok_), dh_.data(), tokens, N, cfg_.vocab, C);
+  if (cfg_.use_positions) kernels::position_embedding_backward(params.grad(pos_), dh_.data(), B, T, C, cfg_.max_len);
   return loss;
 }
 
@@ -140,7 +140,7 @@ namespace attnlab::models {
 
 std::size_t AttentionClassifier::forward_macs(int B) const {
   const std::size_t C = cfg_.d_model;
-  return nn::mha_forward_macs(B, T_, T_, C) + nn::linear_forward_macs(B, C, cfg_.n_classes);
+  return kernels::mha_forward_macs(B, T_, T_, C) + kernels::linear_forward_macs(B, C, cfg_.n_classes);
 }
 
 }  // namespace attnlab::models

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "nn/multihead_attention.hpp"
-#include "nn/parameters.hpp"
+#include "kernels/multihead_attention.hpp"
+#include "kernels/parameters.hpp"
 #include "random/generator.hpp"
 
 namespace attnlab::models {
@@ -36,7 +36,7 @@ class AttentionClassifier {
  public:
   AttentionClassifier(const AttentionClassifierConfig& cfg, random::Generator& init, int max_batch, int length);
 
-  nn::Parameters params;
+  kernels::Parameters params;
 
   /// A model of this one's configuration and weights whose buffers hold
   /// `max_batch` sequences: the copy that trains a split step's second half

@@ -4,22 +4,22 @@
 #include <stdexcept>
 
 #include "models/replica.hpp"
-#include "nn/cost.hpp"
-#include "nn/cross_entropy.hpp"
-#include "nn/embedded_input.hpp"
-#include "nn/embedding.hpp"
-#include "nn/gru.hpp"
-#include "nn/linear.hpp"
-#include "nn/lstm.hpp"
-#include "nn/recurrent_common.hpp"
-#include "nn/rnn.hpp"
+#include "kernels/cost.hpp"
+#include "kernels/cross_entropy.hpp"
+#include "kernels/embedded_input.hpp"
+#include "kernels/embedding.hpp"
+#include "kernels/gru.hpp"
+#include "kernels/linear.hpp"
+#include "kernels/lstm.hpp"
+#include "kernels/recurrent_common.hpp"
+#include "kernels/rnn.hpp"
 
 namespace attnlab::models {
 
 namespace {
 
 int gates(Cell c) {
-  return c == Cell::rnn ? nn::kRnnGates : c == Cell::gru ? nn::kGruGates : nn::kLstmGates;
+  return c == Cell::rnn ? kernels::kRnnGates : c == Cell::gru ? kernels::kGruGates : kernels::kLstmGates;
 }
 
 }  // namespace
@@ -42,12 +42,12 @@ std::size_t RecurrentClassifier::memory_bytes(const RecurrentClassifierConfig& c
   const std::size_t params = parameter_count(cfg);
   std::size_t cell = 0;
   switch (cfg.cell) {
-    case Cell::rnn: cell = nn::rnn_cache_size(max_batch, length, cfg.hidden_size) +
-                           nn::rnn_scratch_size(max_batch, length, cfg.hidden_size); break;
-    case Cell::gru: cell = nn::gru_cache_size(max_batch, length, cfg.hidden_size) +
-                           nn::gru_scratch_size(max_batch, length, cfg.hidden_size); break;
-    case Cell::lstm: cell = nn::lstm_cache_size(max_batch, length, cfg.hidden_size) +
-                            nn::lstm_scratch_size(max_batch, length, cfg.hidden_size); break;
+    case Cell::rnn: cell = kernels::rnn_cache_size(max_batch, length, cfg.hidden_size) +
+                           kernels::rnn_scratch_size(max_batch, length, cfg.hidden_size); break;
+    case Cell::gru: cell = kernels::gru_cache_size(max_batch, length, cfg.hidden_size) +
+                           kernels::gru_scratch_size(max_batch, length, cfg.hidden_size); break;
+    case Cell::lstm: cell = kernels::lstm_cache_size(max_batch, length, cfg.hidden_size) +
+                            kernels::lstm_scratch_size(max_batch, length, cfg.hidden_size); break;
   }
   const std::size_t floats = 2 * params + cfg.vocab * G * H + 2 * B * T * H  // table; out, dout
                              + 2 * B * H + 3 * B * K + cell;                   // last, dlast; logits, probs, dlogits
@@ -58,7 +58,7 @@ RecurrentClassifier::RecurrentClassifier(const RecurrentClassifierConfig& cfg, r
                                          int max_batch, int length)
     : cfg_(cfg), max_batch_(max_batch), T_(length) {
   const int E = cfg.embed, H = cfg.hidden_size, G = gates(cfg.cell), K = cfg.n_classes;
-  nn::check_recurrent_dims("RecurrentClassifier", max_batch, length, E, H);
+  kernels::check_recurrent_dims("RecurrentClassifier", max_batch, length, E, H);
   emb_ = params.add("emb.weight", {cfg.vocab, E});
   w_ih_ = params.add("rnn.weight_ih_l0", {G * H, E});
   w_hh_ = params.add("rnn.weight_hh_l0", {G * H, H});
@@ -68,13 +68,13 @@ RecurrentClassifier::RecurrentClassifier(const RecurrentClassifierConfig& cfg, r
   head_b_ = params.add("head.bias", {K});
   params.allocate();
 
-  nn::embedding_init(init, params.value(emb_), cfg.vocab, E);
-  nn::recurrent_init(init, params.value(w_ih_), params.value(w_hh_), params.value(b_ih_), params.value(b_hh_), G,
+  kernels::embedding_init(init, params.value(emb_), cfg.vocab, E);
+  kernels::recurrent_init(init, params.value(w_ih_), params.value(w_hh_), params.value(b_ih_), params.value(b_hh_), G,
                      E, H);
-  nn::linear_init(init, params.value(head_w_), params.value(head_b_), H, K);
+  kernels::linear_init(init, params.value(head_w_), params.value(head_b_), H, K);
 
   const std::size_t BT = static_cast<std::size_t>(max_batch) * length;
-  table_.resize(nn::embedded_table_size(cfg.vocab, G, H));
+  table_.resize(kernels::embedded_table_size(cfg.vocab, G, H));
   out_.resize(BT * H);
   dout_.resize(BT * H);
   last_.resize(static_cast<std::size_t>(max_batch) * H);
@@ -84,21 +84,21 @@ RecurrentClassifier::RecurrentClassifier(const RecurrentClassifierConfig& cfg, r
   dlogits_.resize(logits_.size());
   switch (cfg.cell) {
     case Cell::rnn:
-      cache_.resize(nn::rnn_cache_size(max_batch, length, H));
-      scratch_.resize(nn::rnn_scratch_size(max_batch, length, H));
+      cache_.resize(kernels::rnn_cache_size(max_batch, length, H));
+      scratch_.resize(kernels::rnn_scratch_size(max_batch, length, H));
       break;
     case Cell::gru:
-      cache_.resize(nn::gru_cache_size(max_batch, length, H));
-      scratch_.resize(nn::gru_scratch_size(max_batch, length, H));
+      cache_.resize(kernels::gru_cache_size(max_batch, length, H));
+      scratch_.resize(kernels::gru_scratch_size(max_batch, length, H));
       break;
     case Cell::lstm:
-      cache_.resize(nn::lstm_cache_size(max_batch, length, H));
-      scratch_.resize(nn::lstm_scratch_size(max_batch, length, H));
+      cache_.resize(kernels::lstm_cache_size(max_batch, length, H));
+      scratch_.resize(kernels::lstm_scratch_size(max_batch, length, H));
       break;
   }
 }
 
-nn::EmbeddedInput<float> RecurrentClassifier::embedded(const std::int32_t* tokens) {
+kernels::EmbeddedInput<float> RecurrentClassifier::embedded(const std::int32_t* tokens) {
   return {.ids = tokens, .weight = params.value(emb_), .vocab = cfg_.vocab, .table = table_.data()};
 }
 
@@ -106,20 +106,20 @@ void RecurrentClassifier::forward(const std::int32_t* tokens, int B) {
   if (B < 1 || B > max_batch_) throw std::invalid_argument("batch of " + std::to_string(B) + " does not fit");
   const int T = T_, E = cfg_.embed, H = cfg_.hidden_size;
   // out (B, T, H) = rnn(emb(tokens)), the table folded into the input projection
-  const nn::EmbeddedInput<float> x = embedded(tokens);
+  const kernels::EmbeddedInput<float> x = embedded(tokens);
   const float *w_ih = params.value(w_ih_), *w_hh = params.value(w_hh_);
   const float *b_ih = params.value(b_ih_), *b_hh = params.value(b_hh_);
   switch (cfg_.cell) {
-    case Cell::rnn: nn::rnn_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
-    case Cell::gru: nn::gru_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
+    case Cell::rnn: kernels::rnn_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
+    case Cell::gru: kernels::gru_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H); break;
     case Cell::lstm:
-      nn::lstm_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H);
+      kernels::lstm_forward_embedded(out_.data(), cache_.data(), x, w_ih, w_hh, b_ih, b_hh, B, T, E, H);
       break;
   }
   // last (B, H) = out[:, -1, :]; logits (B, K) = head(last)
   for (int b = 0; b < B; ++b)
     std::copy_n(out_.begin() + (static_cast<std::size_t>(b) * T + T - 1) * H, H, last_.begin() + b * H);
-  nn::linear_forward(logits_.data(), last_.data(), params.value(head_w_), params.value(head_b_), B, H,
+  kernels::linear_forward(logits_.data(), last_.data(), params.value(head_w_), params.value(head_b_), B, H,
                      cfg_.n_classes);
 }
 
@@ -131,31 +131,31 @@ float RecurrentClassifier::train_step(const std::int32_t* tokens, const std::int
 float RecurrentClassifier::train_step_drawn(const std::int32_t* tokens, const std::int32_t* labels, int B) {
   forward(tokens, B);
   const int T = T_, E = cfg_.embed, H = cfg_.hidden_size, K = cfg_.n_classes;
-  const float loss = nn::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);
+  const float loss = kernels::cross_entropy_forward(probs_.data(), logits_.data(), labels, B, K);
   std::fill_n(dlogits_.begin(), B * K, 0.0f);
   std::fill_n(dlast_.begin(), B * H, 0.0f);
-  nn::cross_entropy_backward(dlogits_.data(), 1.0f, probs_.data(), labels, B, K);
-  nn::linear_backward(dlast_.data(), params.grad(head_w_), params.grad(head_b_), dlogits_.data(), last_.data(),
+  kernels::cross_entropy_backward(dlogits_.data(), 1.0f, probs_.data(), labels, B, K);
+  kernels::linear_backward(dlast_.data(), params.grad(head_w_), params.grad(head_b_), dlogits_.data(), last_.data(),
                       params.value(head_w_), B, H, K);
   // Only the last step's output reaches the loss.
   std::fill_n(dout_.begin(), static_cast<std::size_t>(B) * T * H, 0.0f);
   for (int b = 0; b < B; ++b)
     std::copy_n(dlast_.begin() + b * H, H, dout_.begin() + (static_cast<std::size_t>(b) * T + T - 1) * H);
-  const nn::EmbeddedInput<float> x = embedded(tokens);
+  const kernels::EmbeddedInput<float> x = embedded(tokens);
   const float *w_ih = params.value(w_ih_), *w_hh = params.value(w_hh_);
   float *demb = params.grad(emb_), *dw_ih = params.grad(w_ih_), *dw_hh = params.grad(w_hh_),
         *db_ih = params.grad(b_ih_), *db_hh = params.grad(b_hh_);
   switch (cfg_.cell) {
     case Cell::rnn:
-      nn::rnn_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
+      kernels::rnn_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
                                 w_ih, w_hh, B, T, E, H);
       break;
     case Cell::gru:
-      nn::gru_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
+      kernels::gru_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
                                 w_ih, w_hh, B, T, E, H);
       break;
     case Cell::lstm:
-      nn::lstm_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
+      kernels::lstm_backward_embedded(demb, dw_ih, dw_hh, db_ih, db_hh, scratch_.data(), dout_.data(), cache_.data(), x,
                                  w_ih, w_hh, B, T, E, H);
       break;
   }
@@ -172,8 +172,8 @@ void RecurrentClassifier::logits(const std::int32_t* tokens, int B, float* out) 
 namespace attnlab::models {
 
 std::size_t RecurrentClassifier::forward_macs(int B) const {
-  return nn::recurrent_forward_macs(B, T_, gates(cfg_.cell), cfg_.embed, cfg_.hidden_size) +
-         nn::linear_forward_macs(B, cfg_.hidden_size, cfg_.n_classes);
+  return kernels::recurrent_forward_macs(B, T_, gates(cfg_.cell), cfg_.embed, cfg_.hidden_size) +
+         kernels::linear_forward_macs(B, cfg_.hidden_size, cfg_.n_classes);
 }
 
 }  // namespace attnlab::models

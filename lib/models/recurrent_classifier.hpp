@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "nn/embedded_input.hpp"
-#include "nn/parameters.hpp"
+#include "kernels/embedded_input.hpp"
+#include "kernels/parameters.hpp"
 #include "random/generator.hpp"
 
 namespace attnlab::models {
@@ -49,7 +49,7 @@ class RecurrentClassifier {
   /// params.count() of a model built with `cfg`.
   static std::size_t parameter_count(const RecurrentClassifierConfig& cfg);
 
-  nn::Parameters params;
+  kernels::Parameters params;
 
   /// A model of this one's configuration and weights whose buffers hold
   /// `max_batch` sequences: the copy that trains a split step's second half
@@ -79,7 +79,7 @@ class RecurrentClassifier {
 
  private:
   void forward(const std::int32_t* tokens, int B);
-  nn::EmbeddedInput<float> embedded(const std::int32_t* tokens);  // emb(tokens), folded
+  kernels::EmbeddedInput<float> embedded(const std::int32_t* tokens);  // emb(tokens), folded
   std::size_t emb_, w_ih_, w_hh_, b_ih_, b_hh_, head_w_, head_b_;
   RecurrentClassifierConfig cfg_;
   int max_batch_, T_;

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "nn/parameters.hpp"
+#include "kernels/parameters.hpp"
 #include "random/generator.hpp"
 
 namespace attnlab::models {
@@ -13,7 +13,7 @@ namespace attnlab::models {
 /// Model(cfg, init, max_batch, length) with `params`' values copied in (the
 /// same parameter layout, as cfg is the same); gradients zero.
 template <class Model, class Config>
-Model make_replica(const Config& cfg, const nn::Parameters& params, int max_batch, int length) {
+Model make_replica(const Config& cfg, const kernels::Parameters& params, int max_batch, int length) {
   random::Generator unused(0);  // the initial draws are overwritten by the weights copied below
   Model r(cfg, unused, max_batch, length);
   std::copy(params.values().begin(), params.values().end(), r.params.values().begin());

@@ -5,15 +5,15 @@
 #include <stdexcept>
 
 #include "data/translation.hpp"
-#include "nn/additive_attention.hpp"
-#include "nn/bidirectional_gru.hpp"
-#include "nn/dot_attention.hpp"
-#include "nn/embedding.hpp"
-#include "nn/gru.hpp"
-#include "nn/gru_cell.hpp"
-#include "nn/linear.hpp"
-#include "nn/masked_cross_entropy.hpp"
-#include "nn/recurrent_common.hpp"
+#include "kernels/additive_attention.hpp"
+#include "kernels/bidirectional_gru.hpp"
+#include "kernels/dot_attention.hpp"
+#include "kernels/embedding.hpp"
+#include "kernels/gru.hpp"
+#include "kernels/gru_cell.hpp"
+#include "kernels/linear.hpp"
+#include "kernels/masked_cross_entropy.hpp"
+#include "kernels/recurrent_common.hpp"
 #include "tensor/row_ops.hpp"
 
 namespace attnlab::models {
@@ -29,7 +29,7 @@ namespace {
 
 std::size_t sz(long long a) { return static_cast<std::size_t>(a); }
 
-nn::AdditiveDims additive_dims(int B, int S, int H, int A) {
+kernels::AdditiveDims additive_dims(int B, int S, int H, int A) {
   return {.B = B, .T = 1, .S = S, .Dq = H, .Dk = 2 * H, .A = A, .Dv = 2 * H};
 }
 
@@ -54,19 +54,19 @@ std::size_t Seq2Seq::memory_bytes(const Seq2SeqConfig& cfg, int max_batch, int m
   const std::size_t Bm = sz(max_batch), S = sz(max_src), T = S + 1, BS = Bm * S;
   std::size_t scratch = S;
   if (cfg.kind == Seq2SeqKind::additive) {
-    const nn::AdditiveDims d = {.B = max_batch, .T = 1, .S = max_src, .Dq = cfg.hidden, .Dk = 2 * cfg.hidden,
+    const kernels::AdditiveDims d = {.B = max_batch, .T = 1, .S = max_src, .Dq = cfg.hidden, .Dk = 2 * cfg.hidden,
                                 .A = cfg.attn, .Dv = 2 * cfg.hidden};
-    scratch = std::max({scratch, nn::additive_forward_scratch_size(d), nn::additive_backward_scratch_size(d)});
+    scratch = std::max({scratch, kernels::additive_forward_scratch_size(d), kernels::additive_backward_scratch_size(d)});
   }
   const std::size_t floats =
       2 * parameter_count(cfg)                                   // values and gradients
       + 2 * BS * E + 2 * BS * enc_w                              // x_src, d_x_src, enc_out, d_enc_out
-      + (bi ? nn::bigru_cache_size(max_batch, max_src, cfg.embed, cfg.hidden)
-            : nn::gru_cache_size(max_batch, max_src, cfg.hidden)) +
-      (bi ? nn::bigru_scratch_size(max_batch, max_src, cfg.embed, cfg.hidden)
-          : nn::gru_scratch_size(max_batch, max_src, cfg.hidden)) +
+      + (bi ? kernels::bigru_cache_size(max_batch, max_src, cfg.embed, cfg.hidden)
+            : kernels::gru_cache_size(max_batch, max_src, cfg.hidden)) +
+      (bi ? kernels::bigru_scratch_size(max_batch, max_src, cfg.embed, cfg.hidden)
+          : kernels::gru_scratch_size(max_batch, max_src, cfg.hidden)) +
       2 * BS * A + 3 * Bm * H + 2 * (T + 1) * Bm * H + T * Bm * E + Bm * E + T * Bm * dec_in + Bm * dec_in +
-      T * nn::gru_cell_cache_size(max_batch, cfg.hidden) + nn::gru_cell_scratch_size(max_batch, cfg.hidden) +
+      T * kernels::gru_cell_cache_size(max_batch, cfg.hidden) + kernels::gru_cell_scratch_size(max_batch, cfg.hidden) +
       2 * T * Bm * 2 * H + T * Bm * S + 2 * Bm * 2 * H + T * Bm * feat + Bm * feat + 3 * T * Bm * V + scratch;
   return floats * sizeof(float) + BS + 2 * T * Bm * sizeof(std::int32_t);  // + pad_, ids_, labels_
 }
@@ -84,7 +84,7 @@ std::size_t Seq2Seq::buffer_bytes() const {
 Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, random::Generator& init, int max_batch, int max_src)
     : cfg_(cfg), max_batch_(max_batch), max_src_(max_src) {
   const int V = cfg.vocab, E = cfg.embed, H = cfg.hidden, A = cfg.attn, G = 3 * H;
-  nn::check_recurrent_dims("Seq2Seq", max_batch, max_src, E, H);
+  kernels::check_recurrent_dims("Seq2Seq", max_batch, max_src, E, H);
   if (V < data::kFirstWord + 1 || A < 1)
     throw std::invalid_argument("Seq2Seq: needs vocab > 3 and attn >= 1, got vocab=" + std::to_string(V) +
                                 " attn=" + std::to_string(A));
@@ -119,32 +119,32 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, random::Generator& init, int max_batc
   params.allocate();
 
   // torch.manual_seed(seed); Model(...): each module's reset_parameters in turn
-  nn::embedding_init(init, params.value(src_emb_), V, E);
-  nn::gru_init(init, params.value(enc_[0]), params.value(enc_[1]), params.value(enc_[2]), params.value(enc_[3]), E, H);
+  kernels::embedding_init(init, params.value(src_emb_), V, E);
+  kernels::gru_init(init, params.value(enc_[0]), params.value(enc_[1]), params.value(enc_[2]), params.value(enc_[3]), E, H);
   if (bi) {
-    nn::gru_init(init, params.value(enc_[4]), params.value(enc_[5]), params.value(enc_[6]), params.value(enc_[7]), E,
+    kernels::gru_init(init, params.value(enc_[4]), params.value(enc_[5]), params.value(enc_[6]), params.value(enc_[7]), E,
                  H);
-    nn::linear_init(init, params.value(init_w_), params.value(init_b_), H, H);
+    kernels::linear_init(init, params.value(init_w_), params.value(init_b_), H, H);
   }
   if (cfg.kind == Seq2SeqKind::additive) {  // Linear(H, A), Linear(2H, A), Linear(A, 1), no biases
-    nn::linear_init(init, params.value(W_a_), nullptr, H, A);
-    nn::linear_init(init, params.value(U_a_), nullptr, 2 * H, A);
-    nn::linear_init(init, params.value(v_a_), nullptr, A, 1);
+    kernels::linear_init(init, params.value(W_a_), nullptr, H, A);
+    kernels::linear_init(init, params.value(U_a_), nullptr, 2 * H, A);
+    kernels::linear_init(init, params.value(v_a_), nullptr, A, 1);
   }
-  nn::embedding_init(init, params.value(tgt_emb_), V, E);
-  nn::gru_init(init, params.value(dec_[0]), params.value(dec_[1]), params.value(dec_[2]), params.value(dec_[3]),
+  kernels::embedding_init(init, params.value(tgt_emb_), V, E);
+  kernels::gru_init(init, params.value(dec_[0]), params.value(dec_[1]), params.value(dec_[2]), params.value(dec_[3]),
                dec_in_, H);
-  if (cfg.kind == Seq2SeqKind::dot) nn::linear_init(init, params.value(W_a_), nullptr, H, 2 * H);
-  nn::linear_init(init, params.value(out_w_), params.value(out_b_), feat_, V);
+  if (cfg.kind == Seq2SeqKind::dot) kernels::linear_init(init, params.value(W_a_), nullptr, H, 2 * H);
+  kernels::linear_init(init, params.value(out_w_), params.value(out_b_), feat_, V);
 
   const std::size_t Bm = sz(max_batch), S = sz(max_src), T = S + 1, BS = Bm * S;
   x_src_.resize(BS * E);
   d_x_src_.resize(BS * E);
   enc_out_.resize(BS * enc_width_);
   d_enc_out_.resize(BS * enc_width_);
-  enc_cache_.resize(bi ? nn::bigru_cache_size(max_batch, max_src, E, H) : nn::gru_cache_size(max_batch, max_src, H));
-  enc_scratch_.resize(bi ? nn::bigru_scratch_size(max_batch, max_src, E, H)
-                         : nn::gru_scratch_size(max_batch, max_src, H));
+  enc_cache_.resize(bi ? kernels::bigru_cache_size(max_batch, max_src, E, H) : kernels::gru_cache_size(max_batch, max_src, H));
+  enc_scratch_.resize(bi ? kernels::bigru_scratch_size(max_batch, max_src, E, H)
+                         : kernels::gru_scratch_size(max_batch, max_src, H));
   pad_.resize(BS);
   pk_.resize(BS * A);
   d_pk_.resize(BS * A);
@@ -157,8 +157,8 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, random::Generator& init, int max_batc
   de_.resize(Bm * E);
   dec_x_.resize(T * Bm * dec_in_);
   d_dec_x_.resize(Bm * dec_in_);
-  cell_cache_.resize(T * nn::gru_cell_cache_size(max_batch, H));
-  cell_scratch_.resize(nn::gru_cell_scratch_size(max_batch, H));
+  cell_cache_.resize(T * kernels::gru_cell_cache_size(max_batch, H));
+  cell_scratch_.resize(kernels::gru_cell_scratch_size(max_batch, H));
   ctx_.resize(T * Bm * 2 * H);
   dctx_.resize(Bm * 2 * H);
   w_.resize(T * Bm * S);
@@ -173,8 +173,8 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, random::Generator& init, int max_batc
   labels_.resize(T * Bm);
   std::size_t scratch = S;
   if (cfg.kind == Seq2SeqKind::additive) {
-    const nn::AdditiveDims d = additive_dims(max_batch, max_src, H, A);
-    scratch = std::max({scratch, nn::additive_forward_scratch_size(d), nn::additive_backward_scratch_size(d)});
+    const kernels::AdditiveDims d = additive_dims(max_batch, max_src, H, A);
+    scratch = std::max({scratch, kernels::additive_forward_scratch_size(d), kernels::additive_backward_scratch_size(d)});
   }
   attn_scratch_.resize(scratch);
 }
@@ -190,29 +190,29 @@ void Seq2Seq::encode(const std::int32_t* src, const std::int32_t* lengths, int B
       throw std::invalid_argument("Seq2Seq: lengths[" + std::to_string(b) + "]=" + std::to_string(lengths[b]) +
                                   " is outside [1, " + std::to_string(S) + "]");
   // x (B, S, E) = src_emb(src)
-  nn::embedding_forward(x_src_.data(), src, params.value(src_emb_), B * S, V, E);
+  kernels::embedding_forward(x_src_.data(), src, params.value(src_emb_), B * S, V, E);
   float* s0 = s_.data();  // (B, H)
   if (cfg_.kind == Seq2SeqKind::rnnenc) {
     // enc_out (B, S, H); s_0[b] = enc_out[b, L-1] (packing stops each row at its length)
-    nn::gru_forward(enc_out_.data(), enc_cache_.data(), x_src_.data(), params.value(enc_[0]), params.value(enc_[1]),
+    kernels::gru_forward(enc_out_.data(), enc_cache_.data(), x_src_.data(), params.value(enc_[0]), params.value(enc_[1]),
                     params.value(enc_[2]), params.value(enc_[3]), B, S, E, H);
     for (int b = 0; b < B; ++b)
       std::copy_n(enc_out_.data() + (sz(b) * S + lengths[b] - 1) * H, H, s0 + sz(b) * H);
     return;
   }
   // annotations (B, S, 2H) = [→h ; ←h], zero past each length
-  const nn::BiGruWeights<float> w{params.value(enc_[0]), params.value(enc_[1]), params.value(enc_[2]),
+  const kernels::BiGruWeights<float> w{params.value(enc_[0]), params.value(enc_[1]), params.value(enc_[2]),
                                   params.value(enc_[3]), params.value(enc_[4]), params.value(enc_[5]),
                                   params.value(enc_[6]), params.value(enc_[7])};
-  nn::bigru_forward(enc_out_.data(), enc_cache_.data(), x_src_.data(), lengths, w, B, S, E, H);
+  kernels::bigru_forward(enc_out_.data(), enc_cache_.data(), x_src_.data(), lengths, w, B, S, E, H);
   for (int b = 0; b < B; ++b)
     for (int j = 0; j < S; ++j) pad_[sz(b) * S + j] = j >= lengths[b] ? 1 : 0;
   // s_0 = tanh(init(←h_1)): the backward direction's state after reading the whole sentence
   for (int b = 0; b < B; ++b) std::copy_n(enc_out_.data() + sz(b) * S * 2 * H + H, H, init_in_.data() + sz(b) * H);
-  nn::linear_forward(init_pre_.data(), init_in_.data(), params.value(init_w_), params.value(init_b_), B, H, H);
+  kernels::linear_forward(init_pre_.data(), init_in_.data(), params.value(init_w_), params.value(init_b_), B, H, H);
   for (std::size_t k = 0; k < sz(B) * H; ++k) s0[k] = std::tanh(init_pre_[k]);
   if (cfg_.kind == Seq2SeqKind::additive)  // U_a h_j, once per sentence (App. A.1.2)
-    nn::additive_project_keys(pk_.data(), enc_out_.data(), params.value(U_a_), B * S, 2 * H, cfg_.attn);
+    kernels::additive_project_keys(pk_.data(), enc_out_.data(), params.value(U_a_), B * S, 2 * H, cfg_.attn);
 }
 
 void Seq2Seq::step(int i, int B, int S) {
@@ -225,30 +225,30 @@ void Seq2Seq::step(int i, int B, int S) {
   float* ctx = ctx_.data() + sz(i) * Bm * H2;
   float* w = w_.data() + sz(i) * Bm * S;
   float* feat = feat_buf_.data() + sz(i) * Bm * feat_;
-  float* cache = cell_cache_.data() + sz(i) * nn::gru_cell_cache_size(max_batch_, H);
+  float* cache = cell_cache_.data() + sz(i) * kernels::gru_cell_cache_size(max_batch_, H);
   const float *wi = params.value(dec_[0]), *wh = params.value(dec_[1]), *bi = params.value(dec_[2]),
               *bh = params.value(dec_[3]);
-  nn::embedding_forward(e, ids_.data() + sz(i) * Bm, params.value(tgt_emb_), B, V, E);
+  kernels::embedding_forward(e, ids_.data() + sz(i) * Bm, params.value(tgt_emb_), B, V, E);
   switch (cfg_.kind) {
     case Seq2SeqKind::rnnenc:
-      nn::gru_cell_forward(s_next, cache, e, s_prev, wi, wh, bi, bh, B, E, H);
+      kernels::gru_cell_forward(s_next, cache, e, s_prev, wi, wh, bi, bh, B, E, H);
       std::copy_n(s_next, BH, feat);
       break;
     case Seq2SeqKind::additive:
       // c_i from the previous state s_{i-1} (here s_prev), then x = [e; c]
-      nn::additive_attention_forward(ctx, w, attn_scratch_.data(), s_prev, pk_.data(), enc_out_.data(), pad_.data(),
+      kernels::additive_attention_forward(ctx, w, attn_scratch_.data(), s_prev, pk_.data(), enc_out_.data(), pad_.data(),
                                      params.value(W_a_), params.value(v_a_), additive_dims(B, S, H, cfg_.attn));
       for (int b = 0; b < B; ++b) {
         std::copy_n(e + sz(b) * E, E, x + sz(b) * dec_in_);
         std::copy_n(ctx + sz(b) * H2, H2, x + sz(b) * dec_in_ + E);
       }
-      nn::gru_cell_forward(s_next, cache, x, s_prev, wi, wh, bi, bh, B, dec_in_, H);
+      kernels::gru_cell_forward(s_next, cache, x, s_prev, wi, wh, bi, bh, B, dec_in_, H);
       break;
     case Seq2SeqKind::dot: {
-      nn::gru_cell_forward(s_next, cache, e, s_prev, wi, wh, bi, bh, B, E, H);
+      kernels::gru_cell_forward(s_next, cache, e, s_prev, wi, wh, bi, bh, B, E, H);
       float* q = q_.data() + sz(i) * Bm * H2;  // (B, 2H) = W_a s_i
-      nn::linear_forward(q, s_next, params.value(W_a_), static_cast<const float*>(nullptr), B, H, H2);
-      nn::dot_attention_forward(ctx, w, q, enc_out_.data(), enc_out_.data(), pad_.data(), B, S, H2, H2);
+      kernels::linear_forward(q, s_next, params.value(W_a_), static_cast<const float*>(nullptr), B, H, H2);
+      kernels::dot_attention_forward(ctx, w, q, enc_out_.data(), enc_out_.data(), pad_.data(), B, S, H2, H2);
       break;
     }
   }
@@ -257,7 +257,7 @@ void Seq2Seq::step(int i, int B, int S) {
       std::copy_n(s_next + sz(b) * H, H, feat + sz(b) * feat_);
       std::copy_n(ctx + sz(b) * H2, H2, feat + sz(b) * feat_ + H);
     }
-  nn::linear_forward(logits_.data() + sz(i) * Bm * V, feat, params.value(out_w_), params.value(out_b_), B, feat_, V);
+  kernels::linear_forward(logits_.data() + sz(i) * Bm * V, feat, params.value(out_w_), params.value(out_b_), B, feat_, V);
 }
 
 void Seq2Seq::decode(const std::int32_t* tgt_in, int B, int S, int T, double teacher_forcing, random::Generator* g) {
@@ -293,32 +293,32 @@ void Seq2Seq::backward(const std::int32_t* src, const std::int32_t* lengths, int
     float* dS_next = dS_.data() + sz(i + 1) * Bm * H;
     const float* s_prev = s_.data() + sz(i) * Bm * H;
     const float* s_next = s_.data() + sz(i + 1) * Bm * H;
-    const float* cache = cell_cache_.data() + sz(i) * nn::gru_cell_cache_size(max_batch_, H);
+    const float* cache = cell_cache_.data() + sz(i) * kernels::gru_cell_cache_size(max_batch_, H);
     const float* feat = feat_buf_.data() + sz(i) * Bm * feat_;
     const float* w = w_.data() + sz(i) * Bm * S;
     // the output layer
     std::fill_n(dfeat_.begin(), sz(B) * feat_, 0.0f);
-    nn::linear_backward(dfeat_.data(), params.grad(out_w_), params.grad(out_b_), dlogits_.data() + sz(i) * Bm * V,
+    kernels::linear_backward(dfeat_.data(), params.grad(out_w_), params.grad(out_b_), dlogits_.data() + sz(i) * Bm * V,
                         feat, params.value(out_w_), B, feat_, V);
     for (int b = 0; b < B; ++b)
       for (int k = 0; k < H; ++k) dS_next[sz(b) * H + k] += dfeat_[sz(b) * feat_ + k];
     std::fill_n(de_.begin(), sz(B) * E, 0.0f);
     switch (cfg_.kind) {
       case Seq2SeqKind::rnnenc:
-        nn::gru_cell_backward(de_.data(), dS_prev, dwi, dwh, dbi, dbh, cell_scratch_.data(), dS_next, cache,
+        kernels::gru_cell_backward(de_.data(), dS_prev, dwi, dwh, dbi, dbh, cell_scratch_.data(), dS_next, cache,
                               e_.data() + sz(i) * Bm * E, s_prev, wi, wh, B, E, H);
         break;
       case Seq2SeqKind::additive: {
         for (int b = 0; b < B; ++b) std::copy_n(dfeat_.data() + sz(b) * feat_ + H, H2, dctx_.data() + sz(b) * H2);
         std::fill_n(d_dec_x_.begin(), sz(B) * dec_in_, 0.0f);
-        nn::gru_cell_backward(d_dec_x_.data(), dS_prev, dwi, dwh, dbi, dbh, cell_scratch_.data(), dS_next, cache,
+        kernels::gru_cell_backward(d_dec_x_.data(), dS_prev, dwi, dwh, dbi, dbh, cell_scratch_.data(), dS_next, cache,
                               dec_x_.data() + sz(i) * Bm * dec_in_, s_prev, wi, wh, B, dec_in_, H);
         for (int b = 0; b < B; ++b) {
           const float* dx = d_dec_x_.data() + sz(b) * dec_in_;
           std::copy_n(dx, E, de_.data() + sz(b) * E);
           for (int k = 0; k < H2; ++k) dctx_[sz(b) * H2 + k] += dx[E + k];
         }
-        nn::additive_attention_backward(dS_prev, d_pk_.data(), d_enc_out_.data(), params.grad(W_a_),
+        kernels::additive_attention_backward(dS_prev, d_pk_.data(), d_enc_out_.data(), params.grad(W_a_),
                                         params.grad(v_a_), attn_scratch_.data(), dctx_.data(),
                                         static_cast<const float*>(nullptr), s_prev, pk_.data(), enc_out_.data(), w,
                                         params.value(W_a_), params.value(v_a_), additive_dims(B, S, H, cfg_.attn));
@@ -328,17 +328,17 @@ void Seq2Seq::backward(const std::int32_t* src, const std::int32_t* lengths, int
         for (int b = 0; b < B; ++b) std::copy_n(dfeat_.data() + sz(b) * feat_ + H, H2, dctx_.data() + sz(b) * H2);
         std::fill_n(dq_.begin(), sz(B) * H2, 0.0f);
         const float* q = q_.data() + sz(i) * Bm * H2;
-        nn::dot_attention_backward(dq_.data(), d_enc_out_.data(), d_enc_out_.data(), attn_scratch_.data(),
+        kernels::dot_attention_backward(dq_.data(), d_enc_out_.data(), d_enc_out_.data(), attn_scratch_.data(),
                                    dctx_.data(), w, q, enc_out_.data(), enc_out_.data(), B, S, H2, H2);
         // q = W_a s_i: into dS_next before the cell reads it
-        nn::linear_backward(dS_next, params.grad(W_a_), static_cast<float*>(nullptr), dq_.data(), s_next,
+        kernels::linear_backward(dS_next, params.grad(W_a_), static_cast<float*>(nullptr), dq_.data(), s_next,
                             params.value(W_a_), B, H, H2);
-        nn::gru_cell_backward(de_.data(), dS_prev, dwi, dwh, dbi, dbh, cell_scratch_.data(), dS_next, cache,
+        kernels::gru_cell_backward(de_.data(), dS_prev, dwi, dwh, dbi, dbh, cell_scratch_.data(), dS_next, cache,
                               e_.data() + sz(i) * Bm * E, s_prev, wi, wh, B, E, H);
         break;
       }
     }
-    nn::embedding_backward(params.grad(tgt_emb_), de_.data(), ids_.data() + sz(i) * Bm, B, V, E);
+    kernels::embedding_backward(params.grad(tgt_emb_), de_.data(), ids_.data() + sz(i) * Bm, B, V, E);
   }
   // into the encoder through s_0 (and, with attention, through the annotations)
   const float* dS0 = dS_.data();
@@ -346,30 +346,30 @@ void Seq2Seq::backward(const std::int32_t* src, const std::int32_t* lengths, int
   if (cfg_.kind == Seq2SeqKind::rnnenc) {
     for (int b = 0; b < B; ++b)
       for (int k = 0; k < H; ++k) d_enc_out_[(sz(b) * S + lengths[b] - 1) * H + k] += dS0[sz(b) * H + k];
-    nn::gru_backward(d_x_src_.data(), params.grad(enc_[0]), params.grad(enc_[1]), params.grad(enc_[2]),
+    kernels::gru_backward(d_x_src_.data(), params.grad(enc_[0]), params.grad(enc_[1]), params.grad(enc_[2]),
                      params.grad(enc_[3]), enc_scratch_.data(), d_enc_out_.data(), enc_cache_.data(), x_src_.data(),
                      params.value(enc_[0]), params.value(enc_[1]), B, S, E, H);
   } else {
     // s_0 = tanh(u): du = ds_0 (1 - s_0²)
     for (std::size_t k = 0; k < BH; ++k) d_init_[k] = dS0[k] * (1.0f - s_[k] * s_[k]);
     std::fill_n(dfeat_.begin(), BH, 0.0f);  // reused as d(←h_1) (B, H)
-    nn::linear_backward(dfeat_.data(), params.grad(init_w_), params.grad(init_b_), d_init_.data(), init_in_.data(),
+    kernels::linear_backward(dfeat_.data(), params.grad(init_w_), params.grad(init_b_), d_init_.data(), init_in_.data(),
                         params.value(init_w_), B, H, H);
     for (int b = 0; b < B; ++b)
       for (int k = 0; k < H; ++k) d_enc_out_[sz(b) * S * H2 + H + k] += dfeat_[sz(b) * H + k];
     if (cfg_.kind == Seq2SeqKind::additive)
-      nn::additive_project_keys_backward(d_enc_out_.data(), params.grad(U_a_), d_pk_.data(), enc_out_.data(),
+      kernels::additive_project_keys_backward(d_enc_out_.data(), params.grad(U_a_), d_pk_.data(), enc_out_.data(),
                                          params.value(U_a_), B * S, H2, cfg_.attn);
-    const nn::BiGruWeights<float> w{params.value(enc_[0]), params.value(enc_[1]), params.value(enc_[2]),
+    const kernels::BiGruWeights<float> w{params.value(enc_[0]), params.value(enc_[1]), params.value(enc_[2]),
                                     params.value(enc_[3]), params.value(enc_[4]), params.value(enc_[5]),
                                     params.value(enc_[6]), params.value(enc_[7])};
-    const nn::BiGruGrads<float> g{params.grad(enc_[0]), params.grad(enc_[1]), params.grad(enc_[2]),
+    const kernels::BiGruGrads<float> g{params.grad(enc_[0]), params.grad(enc_[1]), params.grad(enc_[2]),
                                   params.grad(enc_[3]), params.grad(enc_[4]), params.grad(enc_[5]),
                                   params.grad(enc_[6]), params.grad(enc_[7])};
-    nn::bigru_backward(d_x_src_.data(), g, enc_scratch_.data(), d_enc_out_.data(), enc_cache_.data(), x_src_.data(),
+    kernels::bigru_backward(d_x_src_.data(), g, enc_scratch_.data(), d_enc_out_.data(), enc_cache_.data(), x_src_.data(),
                        lengths, w, B, S, E, H);
   }
-  nn::embedding_backward(params.grad(src_emb_), d_x_src_.data(), src, B * S, V, E);
+  kernels::embedding_backward(params.grad(src_emb_), d_x_src_.data(), src, B * S, V, E);
 }
 
 float Seq2Seq::train_step(const Seq2SeqBatch& batch, double teacher_forcing, random::Generator& g) {
@@ -393,12 +393,12 @@ float Seq2Seq::train_step(const Seq2SeqBatch& batch, double teacher_forcing, ran
   double total = 0;
   for (int i = 0; i < T; ++i) {
     int m = 0;
-    const float l = nn::masked_cross_entropy_forward(probs_.data() + sz(i) * Bm * V, logits_.data() + sz(i) * Bm * V,
+    const float l = kernels::masked_cross_entropy_forward(probs_.data() + sz(i) * Bm * V, logits_.data() + sz(i) * Bm * V,
                                                      labels_.data() + sz(i) * B, B, V, data::kPad, &m);
     total += static_cast<double>(l) * m;
     // d(mean over all counted tokens) = d(per-step mean) · m / M
     if (m > 0)
-      nn::masked_cross_entropy_backward(dlogits_.data() + sz(i) * Bm * V,
+      kernels::masked_cross_entropy_backward(dlogits_.data() + sz(i) * Bm * V,
                                         static_cast<float>(m) / static_cast<float>(counted_total),
                                         probs_.data() + sz(i) * Bm * V, labels_.data() + sz(i) * B, B, V,
                                         data::kPad);

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/parameters.hpp"
+#include "kernels/parameters.hpp"
 #include "random/generator.hpp"
 
 namespace attnlab::models {
@@ -59,7 +59,7 @@ class Seq2Seq {
   /// Throws std::invalid_argument unless all sizes are >= 1.
   Seq2Seq(const Seq2SeqConfig& cfg, random::Generator& init, int max_batch, int max_src);
 
-  nn::Parameters params;
+  kernels::Parameters params;
 
   /// params.count() of a model built with `cfg`, without building it.
   static std::size_t parameter_count(const Seq2SeqConfig& cfg);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "nn/embedding.hpp"
-#include "nn/mha_distinct_rows.hpp"
+#include "kernels/embedding.hpp"
+#include "kernels/mha_distinct_rows.hpp"
 
 namespace attnlab::models {
 
@@ -23,17 +23,17 @@ TokenPositionRows::TokenPositionRows(int vocab, int length, int C, int max_batch
   pos_.resize(U_max_);
   rows_.resize(static_cast<std::size_t>(U_max_) * C);
   d_rows_.resize(rows_.size());
-  table_.resize(nn::mha_distinct_table_size(U_max_, C));
+  table_.resize(kernels::mha_distinct_table_size(U_max_, C));
 }
 
 std::size_t TokenPositionRows::bytes(int vocab, int length, int C, int max_batch) {
   const std::size_t U = max_pairs(vocab, length, max_batch);
   if (U == 0) return 0;
   const std::size_t ints = U + static_cast<std::size_t>(max_batch) * length + 2 * U;
-  return ints * sizeof(std::int32_t) + (2 * U * C + nn::mha_distinct_table_size(int(U), C)) * sizeof(float);
+  return ints * sizeof(std::int32_t) + (2 * U * C + kernels::mha_distinct_table_size(int(U), C)) * sizeof(float);
 }
 
-DistinctRows<float> TokenPositionRows::group(const std::int32_t* tokens, int B, const float* tok, const float* pos) {
+kernels::DistinctRows<float> TokenPositionRows::group(const std::int32_t* tokens, int B, const float* tok, const float* pos) {
   if (!enabled()) throw std::logic_error("TokenPositionRows::group: not enabled (vocab > max_batch)");
   if (B < 1 || B > max_batch_)
     throw std::invalid_argument("TokenPositionRows::group: batch of " + std::to_string(B) + " is outside [1, " +
@@ -63,15 +63,15 @@ DistinctRows<float> TokenPositionRows::group(const std::int32_t* tokens, int B, 
   return last();
 }
 
-DistinctRows<float> TokenPositionRows::last() {
+kernels::DistinctRows<float> TokenPositionRows::last() {
   return {.rows = rows_.data(), .idx = idx_.data(), .U = U_, .table = table_.data(), .d_rows = d_rows_.data()};
 }
 
 void TokenPositionRows::add_gradients(float* dtok, float* dpos) const {
   if (U_ == 0) return;
   // each table's scatter-add of d_rows, by the pairs' tokens and positions
-  nn::embedding_backward(dtok, d_rows_.data(), tok_.data(), U_, vocab_, C_);
-  nn::embedding_backward(dpos, d_rows_.data(), pos_.data(), U_, T_, C_);
+  kernels::embedding_backward(dtok, d_rows_.data(), tok_.data(), U_, vocab_, C_);
+  kernels::embedding_backward(dpos, d_rows_.data(), pos_.data(), U_, T_, C_);
 }
 
 }  // namespace attnlab::models

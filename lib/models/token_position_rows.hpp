@@ -1,7 +1,7 @@
 // The distinct (token, position) pairs of a batch, for a first block whose
 // input is tok(x) + pos(t): at most vocab · T rows however large the batch
 // (10 · 8 = 80 of the course's 512), which the block's LN1 and attention
-// in-projection then compute once each (transformer_block.hpp, DistinctRows).
+// in-projection then compute once each (kernels/pre_norm_block.hpp, DistinctRows).
 #pragma once
 
 #include <cstddef>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "models/transformer_block.hpp"
+#include "kernels/pre_norm_block.hpp"
 
 namespace attnlab::models {
 
@@ -31,10 +31,10 @@ class TokenPositionRows {
   /// std::logic_error when not enabled(), std::invalid_argument unless
   /// 1 <= B <= max_batch, std::out_of_range for a token outside [0, vocab),
   /// each before anything is written.
-  DistinctRows<float> group(const std::int32_t* tokens, int B, const float* tok, const float* pos);
+  kernels::DistinctRows<float> group(const std::int32_t* tokens, int B, const float* tok, const float* pos);
   /// The last group()'s view, into this object's own buffers (so a copy of
   /// the object gives a view into the copy's).
-  DistinctRows<float> last();
+  kernels::DistinctRows<float> last();
 
   /// Adds the last group's d_rows into the tables' gradients: dtok[v] and
   /// dpos[t] each get d_rows[u] of every pair u = (v, t), in u order.

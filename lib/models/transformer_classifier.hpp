@@ -1,14 +1,14 @@
 // The course's day-7 attention classifier (shared/course/18_rnn_vs_attention.py):
 //   h = tok(x) + pos(arange(T)); h = block_n(...block_1(h)); logits = head(mean_T(LN(h)))
-// with the pre-norm blocks of transformer_block.hpp.
+// with the pre-norm blocks of kernels/pre_norm_block.hpp.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "models/token_position_rows.hpp"
-#include "models/transformer_block.hpp"
-#include "nn/parameters.hpp"
+#include "kernels/pre_norm_block.hpp"
+#include "kernels/parameters.hpp"
 #include "random/generator.hpp"
 
 namespace attnlab::models {
@@ -25,7 +25,7 @@ struct TransformerClassifierConfig {
 };
 
 /// Parameters named and ordered as PyTorch's state_dict: tok.weight,
-/// pos.weight, blocks.{i}.{norm1,attn,norm2,ff}.… (block_param_specs), norm.weight,
+/// pos.weight, blocks.{i}.{norm1,attn,norm2,ff}.… (pre_norm_block_param_specs), norm.weight,
 /// norm.bias, head.weight, head.bias; built from `init` in constructor order,
 /// so the weights equal PyTorch's for the same seed (13666 parameters with one
 /// block, 26370 with two, as the course prints). The first block computes
@@ -46,7 +46,7 @@ class TransformerClassifier {
   /// params.count() of a model built with `cfg`.
   static std::size_t parameter_count(const TransformerClassifierConfig& cfg);
 
-  nn::Parameters params;
+  kernels::Parameters params;
 
   /// A model of this one's configuration and weights whose buffers hold
   /// `max_batch` sequences: the copy that trains a split step's second half
@@ -78,13 +78,13 @@ class TransformerClassifier {
 
  private:
   void forward(const std::int32_t* tokens, int B, bool train);  // train: with the masks drawn
-  BlockDims dims(int B) const;
-  BlockTensors<float> tensors(std::size_t block, bool grads);
+  kernels::BlockDims dims(int B) const;
+  kernels::PreNormTensors<float> tensors(std::size_t block, bool grads);
   TransformerClassifierConfig cfg_;
   int max_batch_, T_;
   std::size_t tok_, pos_, norm_w_, norm_b_, head_w_, head_b_;
   std::vector<std::size_t> block_first_;  // index of each block's first parameter
-  std::vector<BlockWorkspace<float>> ws_;
+  std::vector<kernels::PreNormWorkspace<float>> ws_;
   std::vector<std::vector<float>> hs_;    // hs_[i] (B, T, C): the input of block i; hs_[n] the last output
   std::vector<float> n_, mean_, rstd_, pooled_, logits_, probs_;
   std::vector<float> dlogits_, dpooled_, dn_, dh_a_, dh_b_;

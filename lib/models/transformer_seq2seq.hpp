@@ -1,5 +1,5 @@
 // The `transformer` row of the translation experiment (issue 13): an
-// encoder-decoder of the library's pre-norm blocks (models/transformer_block)
+// encoder-decoder of the library's pre-norm blocks (kernels/pre_norm_block)
 // with cross-attention over the encoder (Vaswani et al. 2017 §3.1, Figure 1):
 //
 //   x_0  = src_emb(src) + src_pos(0..S-1)                          (B, S, C)
@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "models/seq2seq.hpp"
-#include "models/transformer_block.hpp"
-#include "nn/parameters.hpp"
+#include "kernels/pre_norm_block.hpp"
+#include "kernels/parameters.hpp"
 #include "random/generator.hpp"
 
 namespace attnlab::models {
@@ -53,7 +53,7 @@ class TransformerSeq2Seq {
   /// or positions < max_src + 1.
   TransformerSeq2Seq(const TransformerSeq2SeqConfig& cfg, random::Generator& init, int max_batch, int max_src);
 
-  nn::Parameters params;
+  kernels::Parameters params;
 
   static std::size_t parameter_count(const TransformerSeq2SeqConfig& cfg);
   static std::size_t memory_bytes(const TransformerSeq2SeqConfig& cfg, int max_batch, int max_src);
@@ -79,14 +79,14 @@ class TransformerSeq2Seq {
   // decoder over T steps of ids (B, T); weights of the last cross-attention when non-null
   void decode(const std::int32_t* ids, int B, int S, int T, float* weights);
   void backward(const std::int32_t* src, const std::int32_t* ids, int B, int S, int T);
-  BlockTensors<float> block(std::size_t first, bool grad);
+  kernels::PreNormTensors<float> block(std::size_t first, bool grad);
 
   TransformerSeq2SeqConfig cfg_;
   int max_batch_, max_src_;
   std::size_t src_emb_, src_pos_, tgt_emb_, tgt_pos_, enc_norm_w_, enc_norm_b_, dec_norm_w_, dec_norm_b_, out_w_,
       out_b_;
   std::vector<std::size_t> enc_block_, dec_block_, cross_;  // first parameter index of each
-  std::vector<BlockWorkspace<float>> enc_ws_, dec_ws_;
+  std::vector<kernels::PreNormWorkspace<float>> enc_ws_, dec_ws_;
   // activations: encoder inputs per layer (n+1), memory; decoder per layer: block input, block output u
   std::vector<std::vector<float>> enc_x_, dec_y_, dec_u_, cross_h_, cross_mean_, cross_rstd_, cross_a_,
       cross_cache_;

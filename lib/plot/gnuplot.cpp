@@ -12,7 +12,7 @@
 #include <iterator>
 
 #include "report/atomic_file.hpp"
-#include "sweep/child_process.hpp"
+#include "process/child_process.hpp"
 
 namespace attnlab::plot {
 
@@ -56,10 +56,10 @@ void write_plain(const fs::path& p, const std::string& text) {
 }  // namespace
 
 std::string find_gnuplot() {
-  const std::string path = sweep::find_program("gnuplot");
+  const std::string path = process::find_program("gnuplot");
   if (path.empty()) throw GnuplotMissing(std::string("gnuplot is not on PATH; ") + kInstall);
   Scratch scratch;
-  const auto c = sweep::capture({path, "-e", "set terminal svg; set terminal pngcairo"}, scratch.path.string());
+  const auto c = process::capture({path, "-e", "set terminal svg; set terminal pngcairo"}, scratch.path.string());
   if (!c.exit.success() || !c.err.empty())
     throw GnuplotMissing(fmt::format("{} cannot draw SVG and PNG (its svg or pngcairo terminal is missing: {}); {}",
                                      path, c.err.empty() ? c.exit.describe() : c.err.substr(0, c.err.find('\n')),
@@ -140,7 +140,7 @@ std::vector<std::string> draw(const std::vector<Figure>& figures, const std::str
     write_plain(scratch.path / (f.name + ".dat"), f.data);
     write_plain(scratch.path / (f.name + ".gp"), text);
     // gnuplot's own `cd`, so that the script runs exactly as a user runs it in the folder.
-    const auto c = sweep::capture(
+    const auto c = process::capture(
         {gnuplot, "-e", "cd " + quoted(scratch.path.string()), (scratch.path / (f.name + ".gp")).string()},
         scratch.path.string());
     if (!c.exit.success())

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <cctype>
 #include <cerrno>
@@ -279,6 +280,20 @@ void check_value(const json& v, const Param& p, const std::string& file) {
   }
 }
 
+// Other spellings of one quantity that attnlab spells one way (PyTorch's
+// nn.Transformer names): a spec or --set written with "width" or "heads" is
+// refused, but pointed at the key this kind takes, which edit distance alone
+// would not find. No alias is accepted silently.
+std::optional<std::string> same_quantity(const std::string& key, const std::vector<std::string>& names) {
+  static const std::pair<const char*, const char*> kSpellings[] = {
+      {"width", "d_model"},  {"embed_dim", "d_model"}, {"hidden", "d_model"}, {"dim", "d_model"},
+      {"heads", "n_heads"},  {"num_heads", "n_heads"}, {"nhead", "n_heads"}, {"n_head", "n_heads"},
+      {"d_model", "embed_dim"}, {"n_heads", "num_heads"}};
+  for (const auto& [other, ours] : kSpellings)
+    if (key == other && std::find(names.begin(), names.end(), ours) != names.end()) return ours;
+  return std::nullopt;
+}
+
 }  // namespace
 
 nlohmann::json fill_and_check(const nlohmann::json& doc, const std::string& kind,
@@ -287,7 +302,7 @@ nlohmann::json fill_and_check(const nlohmann::json& doc, const std::string& kind
   for (const auto& p : params) names.push_back(p.name);
   for (const auto& [key, value] : doc.items()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
-    const std::string near = closest(key, names);
+    const std::string near = same_quantity(key, names).value_or(closest(key, names));
     std::string valid = "experiment";
     for (std::size_t i = 1; i < names.size(); ++i) valid += ", " + names[i];
     if (names.size() == 1) valid += " (this kind takes no parameters)";

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "sweep/child_process.hpp"
-#include "sweep/interrupt.hpp"
+#include "process/child_process.hpp"
+#include "process/interrupt.hpp"
 
 namespace attnlab::sweep {
 
@@ -57,7 +57,7 @@ int run_locally(const std::vector<Job>& jobs, const std::vector<nlohmann::json>&
   std::size_t next = 0;
   bool stop = false, stopped_children = false;
   while ((!stop && next < jobs.size()) || !running.empty()) {
-    if (interrupted() && !stopped_children) {
+    if (process::interrupted() && !stopped_children) {
       // Ctrl-C reached the children already; a SIGTERM sent to us alone did not.
       for (const auto& r : running) ::kill(r.pid, SIGTERM);
       stopped_children = true;
@@ -70,7 +70,7 @@ int run_locally(const std::vector<Job>& jobs, const std::vector<nlohmann::json>&
       ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
       pid_t pid;
       try {
-        pid = spawn({opts.attnlab, "run-one", job.dir.string()}, {.stdout_path = "/dev/null", .stderr_fd = fds[1]});
+        pid = process::spawn({opts.attnlab, "run-one", job.dir.string()}, {.stdout_path = "/dev/null", .stderr_fd = fds[1]});
       } catch (...) {
         ::close(fds[0]);
         ::close(fds[1]);
@@ -90,7 +90,7 @@ int run_locally(const std::vector<Job>& jobs, const std::vector<nlohmann::json>&
 
     for (std::size_t i = 0; i < running.size();) {
       Running& r = running[i];
-      const auto status = poll_exit(r.pid);
+      const auto status = process::poll_exit(r.pid);
       if (!status) {
         ++i;
         continue;
@@ -105,7 +105,7 @@ int run_locally(const std::vector<Job>& jobs, const std::vector<nlohmann::json>&
         progress.finished_failed(r.job->what, state.result.value("error", "(no error given)"),
                                  (r.job->dir / kStderrFile).string());
         if (opts.fail_fast) stop = true;
-      } else if (interrupted()) {
+      } else if (process::interrupted()) {
         progress.gave_up(r.job->what);
       } else {
         progress.finished_failed(r.job->what, "ended without a result (" + status->describe() + ")",
@@ -117,7 +117,7 @@ int run_locally(const std::vector<Job>& jobs, const std::vector<nlohmann::json>&
     }
     progress.tick();
   }
-  return interrupted();
+  return process::interrupted();
 }
 
 }  // namespace attnlab::sweep

@@ -12,7 +12,7 @@
 
 #include "report/atomic_file.hpp"
 #include "spec/spec_error.hpp"
-#include "sweep/interrupt.hpp"
+#include "process/interrupt.hpp"
 
 namespace attnlab::sweep {
 
@@ -91,7 +91,7 @@ RunLock::RunLock(const fs::path& run_dir) {
   if (fd_ < 0) throw std::runtime_error("cannot open " + p.string() + ": " + std::strerror(errno));
   int r;
   do r = ::flock(fd_, LOCK_EX);
-  while (r != 0 && errno == EINTR && !interrupted());
+  while (r != 0 && errno == EINTR && !process::interrupted());
   if (r != 0 && errno == EINTR) return;  // asked to stop while waiting: not acquired
   if (r != 0) {
     const int e = errno;

@@ -15,7 +15,7 @@
 #include "report/atomic_file.hpp"
 #include "spec/spec_error.hpp"
 #include "spec/validate.hpp"
-#include "sweep/interrupt.hpp"
+#include "process/interrupt.hpp"
 #include "sweep/run_dir.hpp"
 
 namespace attnlab::sweep {
@@ -47,7 +47,7 @@ std::string last_line(const std::string& text) {
 }
 
 // "attnlab: failed: spec.json: ..." reads better in a table of errors without the program's name.
-std::string error_line(const std::string& stderr_text, const ExitStatus& exit) {
+std::string error_line(const std::string& stderr_text, const process::ExitStatus& exit) {
   std::string line = last_line(stderr_text);
   for (const char* prefix : {"attnlab: failed: ", "attnlab: error: ", "attnlab: "})
     if (line.rfind(prefix, 0) == 0) {
@@ -124,7 +124,7 @@ json compose_result(const std::string& hash, const json& spec, const RunOutput& 
 }
 
 int run_one(const fs::path& given, const std::string& attnlab) {
-  catch_interrupts();
+  process::catch_interrupts();
   std::error_code ec;
   const fs::path dir = fs::absolute(given, ec);
   const fs::path spec_path = dir / kSpecFile, result_path = dir / kResultFile;
@@ -134,7 +134,7 @@ int run_one(const fs::path& given, const std::string& attnlab) {
     return 2;
   }
   RunLock lock(dir);  // another process running this run: wait for it, then find it done
-  if (!lock.acquired()) return 128 + interrupted();
+  if (!lock.acquired()) return 128 + process::interrupted();
   {
     const json existing = json::parse(slurp(result_path), nullptr, false);
     if (existing.is_object() && existing.value("status", "") == "ok") return 0;  // never overwrite a finished run
@@ -167,22 +167,22 @@ int run_one(const fs::path& given, const std::string& attnlab) {
                                          "-o",    output.string(), "--jobs", "1"};
   pid_t pid;
   try {
-    pid = spawn(argv, {.stdout_path = "/dev/null",
+    pid = process::spawn(argv, {.stdout_path = "/dev/null",
                        .stderr_path = (dir / kStderrFile).string(),
                        .die_with_parent = true});
   } catch (const std::exception& e) {  // the run could not start: that is its result
     return finish(spec, {{127, 0}, nullptr, std::string("attnlab: failed: ") + e.what()});
   }
-  forward_interrupts_to(pid);
-  const ExitStatus exit = wait_exit(pid);
-  forward_interrupts_to(0);
-  const bool stopped = interrupted() || exit.signal == SIGINT || exit.signal == SIGTERM;
+  process::forward_interrupts_to(pid);
+  const process::ExitStatus exit = process::wait_exit(pid);
+  process::forward_interrupts_to(0);
+  const bool stopped = process::interrupted() || exit.signal == SIGINT || exit.signal == SIGTERM;
   if (stopped) {  // not a result: the next sweep runs it again
     fs::remove(output, ec);
     // A child stopped while writing -o leaves its temporary; the folder is
     // this run's (locked), so nothing else can be writing one.
     report::remove_leftover_temporaries(output.string());
-    return 128 + (interrupted() ? interrupted() : exit.signal);
+    return 128 + (process::interrupted() ? process::interrupted() : exit.signal);
   }
   RunOutput out{exit, json::parse(slurp(output), nullptr, false), slurp(dir / kStderrFile)};
   if (out.document.is_discarded()) out.document = nullptr;

@@ -17,13 +17,13 @@
 #include <filesystem>
 #include <string>
 
-#include "sweep/child_process.hpp"
+#include "process/child_process.hpp"
 
 namespace attnlab::sweep {
 
 /// What `attnlab run --format json` left behind.
 struct RunOutput {
-  ExitStatus exit;
+  process::ExitStatus exit;
   nlohmann::json document;  // the parsed -o file, or null when it wrote none
   std::string stderr_text;  // everything the run printed on stderr
 };

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "spec/spec_error.hpp"
-#include "sweep/child_process.hpp"
-#include "sweep/interrupt.hpp"
+#include "process/child_process.hpp"
+#include "process/interrupt.hpp"
 
 namespace attnlab::sweep {
 
@@ -43,9 +43,9 @@ std::string array_script(const std::vector<fs::path>& run_dirs, const fs::path& 
   for (const auto& o : opts.options) s += "#SBATCH " + sbatch_option(o) + "\n";
   s += "set -euo pipefail\n";
   s += "runs=(\n";
-  for (const auto& d : run_dirs) s += "  " + shell_quote(fs::absolute(d).lexically_normal().string()) + "\n";
+  for (const auto& d : run_dirs) s += "  " + process::shell_quote(fs::absolute(d).lexically_normal().string()) + "\n";
   s += ")\n";
-  s += "exec " + shell_quote(opts.attnlab) +
+  s += "exec " + process::shell_quote(opts.attnlab) +
        " run-one \"${runs[$(( ${ATTNLAB_ARRAY_OFFSET:-0} + SLURM_ARRAY_TASK_ID ))]}\"\n";
   return s;
 }
@@ -70,7 +70,7 @@ std::vector<std::vector<std::string>> submit_commands(const std::string& sbatch,
 std::vector<std::string> submit(const std::vector<std::vector<std::string>>& commands, const fs::path& slurm_dir) {
   std::vector<std::string> ids;
   for (const auto& argv : commands) {
-    const Captured c = capture(argv, slurm_dir.string());
+    const process::Captured c = process::capture(argv, slurm_dir.string());
     std::string id = c.out.substr(0, c.out.find_first_of(";\n"));  // --parsable: "ID" or "ID;CLUSTER"
     const bool numeric = !id.empty() && std::all_of(id.begin(), id.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
     if (!c.exit.success() || !numeric) {
@@ -87,13 +87,13 @@ std::vector<std::string> submit(const std::vector<std::vector<std::string>>& com
 
 void wait_for_jobs(const std::vector<std::string>& job_ids, const fs::path& slurm_dir,
                    const std::function<bool()>& between) {
-  const std::string squeue = find_program("squeue");
+  const std::string squeue = process::find_program("squeue");
   if (squeue.empty()) throw std::runtime_error("squeue is not on PATH; cannot wait for the jobs");
   const std::string ids = fmt::format("{}", fmt::join(job_ids, ","));
   double pause = 1.0;
   int failures = 0;
   for (;;) {
-    const Captured c = capture({squeue, "--noheader", "--jobs=" + ids, "--format=%i"}, slurm_dir.string());
+    const process::Captured c = process::capture({squeue, "--noheader", "--jobs=" + ids, "--format=%i"}, slurm_dir.string());
     if (c.exit.success()) {
       failures = 0;
       if (c.out.find_first_not_of(" \n") == std::string::npos) return;  // none pending or running
@@ -106,9 +106,9 @@ void wait_for_jobs(const std::vector<std::string>& job_ids, const fs::path& slur
     if (!between()) return;
     // Sleep in slices, so Ctrl-C stops the wait at once (the jobs go on).
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(pause);
-    while (std::chrono::steady_clock::now() < until && !interrupted())
+    while (std::chrono::steady_clock::now() < until && !process::interrupted())
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (interrupted()) return;
+    if (process::interrupted()) return;
     pause = std::min(30.0, pause * 1.5);
   }
 }

@@ -61,7 +61,7 @@ std::size_t fit_memory_bytes(const FitConfig& cfg, std::size_t n_params, int n_t
 
 /// Trains `model` as the course's fit() does and returns its validation
 /// accuracy. The model must offer
-///   nn::Parameters params;
+///   kernels::Parameters params;
 ///   float train_step(const int32_t* tokens, const int32_t* labels, int B, random::Generator& g);
 ///     // forward in training mode (dropout drawn from g), cross-entropy,
 ///     // backward ADDING into params.grads(); returns the mean loss

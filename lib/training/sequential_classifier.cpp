@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/cross_entropy.hpp"
+#include "kernels/cross_entropy.hpp"
 
 namespace attnlab::training {
 
@@ -37,9 +37,9 @@ float SequentialClassifier::train_step(const std::int32_t* tokens, const std::in
   const xt::xarray<float> x = one_hot(tokens, B);
   const xt::xarray<float> logits = model_.forward(x);  // (B, K)
   std::vector<float> probs(logits.size());
-  const float loss = nn::cross_entropy_forward(probs.data(), logits.data(), labels, B, K_);
+  const float loss = kernels::cross_entropy_forward(probs.data(), logits.data(), labels, B, K_);
   xt::xarray<float> dlogits = xt::zeros<float>(logits.shape());
-  nn::cross_entropy_backward(dlogits.data(), 1.0f, probs.data(), labels, B, K_);
+  kernels::cross_entropy_backward(dlogits.data(), 1.0f, probs.data(), labels, B, K_);
   model_.backward(dlogits, x);
   return loss;
 }

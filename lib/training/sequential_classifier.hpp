@@ -25,7 +25,7 @@ class SequentialClassifier {
   /// a model whose output for that input is not (B, K).
   SequentialClassifier(nn::Sequential& model, int vocab, int length);
 
-  nn::Parameters& params;
+  kernels::Parameters& params;
 
   /// fit()'s training step: one-hot, forward in training mode (dropout from
   /// g), mean cross-entropy, backward ADDING into params.grads(); the loss.

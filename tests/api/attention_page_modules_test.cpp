@@ -2,11 +2,11 @@
 // scaled_dot_product_attention against PyTorch 1.13; MultiheadSelfAttention's
 // state_dict and init (nn.MultiheadAttention's), and its causal stream;
 // TransformerBlock (norm_first = false) against nn.TransformerEncoderLayer
-// (data/nn/post_norm_block.json) in init, eval and training outputs and
+// (data/kernels/post_norm_block.json) in init, eval and training outputs and
 // gradients, and both norm_first values streaming; positions; Sequential
 // (backward through the chain, a stack of blocks streaming); the encoder
 // builder; AdditiveAttention against its PyTorch twin
-// (data/nn/additive_attention.json), one decoder step at a time and all at once.
+// (data/kernels/additive_attention.json), one decoder step at a time and all at once.
 // Every "step == forward" check uses the page's tolerance (np.allclose with
 // atol = 1e-5) and asserts the largest difference.
 #include <gtest/gtest.h>
@@ -71,7 +71,7 @@ TEST(ScaledDotProductAttentionDoor, ThePagesExampleAndPyTorch) {
 
   // The golden is held by name: a range-for over load_golden(...).at(...)
   // would iterate a temporary freed before the loop (AddressSanitizer).
-  const auto golden = load_golden("nn/sdpa.json");
+  const auto golden = load_golden("kernels/sdpa.json");
   for (const auto& c : golden.at("cases")) {
     if (c.at("shape_q").size() != 3) continue;
     SCOPED_TRACE(c.at("name").get<std::string>());
@@ -194,7 +194,7 @@ TEST(MultiheadSelfAttentionDoor, StreamingRefusals) {
 // ---- TransformerBlock -------------------------------------------------------------------------
 
 TEST(TransformerBlockDoor, PostNormEqualsTransformerEncoderLayer) {
-  const auto golden = load_golden("nn/post_norm_block.json");
+  const auto golden = load_golden("kernels/post_norm_block.json");
   for (const auto& c : golden.at("cases")) {
     const std::string name = c.at("name");
     SCOPED_TRACE(name);
@@ -240,15 +240,15 @@ TEST(TransformerBlockDoor, PreNormIsTheCoursesBlock) {
   EXPECT_EQ(p[8].name, "ff.0.weight");
   EXPECT_EQ(p[10].name, "ff.2.weight");
   EXPECT_EQ(b.store().count(), 12704u);  // the course's script 17
-  // the same draws as the course model's block: models::block_init after the same seed
+  // the same draws as the course model's block: kernels::pre_norm_block_init after the same seed
   Generator ref(0);
   std::vector<std::vector<float>> w;
-  for (const auto& s : models::block_param_specs(32, 128)) {
+  for (const auto& s : kernels::pre_norm_block_param_specs(32, 128)) {
     std::size_t n = 1;
     for (int d : s.shape) n *= std::size_t(d);
     w.emplace_back(n);
   }
-  models::block_init(ref, {w[0].data(), w[1].data(), w[2].data(), w[3].data(), w[4].data(), w[5].data(), w[6].data(),
+  kernels::pre_norm_block_init(ref, {w[0].data(), w[1].data(), w[2].data(), w[3].data(), w[4].data(), w[5].data(), w[6].data(),
                            w[7].data(), w[8].data(), w[9].data(), w[10].data(), w[11].data()},
                      32, 128);
   for (std::size_t i = 0; i < p.size(); ++i) expect_bits_equal(p[i].name, p[i].value, w[i]);
@@ -444,7 +444,7 @@ TEST(EncoderDoor, ThePagesShapesAndAStreamOverPrefixes) {
 // ---- AdditiveAttention ------------------------------------------------------------------------
 
 TEST(AdditiveAttentionDoor, EqualsItsPyTorchTwin) {
-  const auto golden = load_golden("nn/additive_attention.json");  // held: see the sdpa test
+  const auto golden = load_golden("kernels/additive_attention.json");  // held: see the sdpa test
   for (const auto& c : golden.at("cases")) {
     const std::string name = c.at("name");
     SCOPED_TRACE(name);

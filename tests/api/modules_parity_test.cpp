@@ -1,8 +1,8 @@
 // Every module the course's models use, through the public door, against
 // PyTorch 1.13: the layer goldens of scripts/make_layer_goldens.py
-// (data/nn/layers_parity.json: Linear with and without bias, Embedding,
+// (data/kernels/layers_parity.json: Linear with and without bias, Embedding,
 // LayerNorm, GELU, Dropout) and scripts/make_recurrent_goldens.py
-// (data/nn/recurrent_{rnn,gru,lstm}.json: nn.RNN/GRU/LSTM(32, 64,
+// (data/kernels/recurrent_{rnn,gru,lstm}.json: nn.RNN/GRU/LSTM(32, 64,
 // batch_first=True) after torch.manual_seed(0), loss sum(output * R_all)).
 // Forward and backward; the recurrent modules also bit for bit at init and in
 // PyTorch's default sequence-first layout; dropout in train and eval mode.
@@ -11,7 +11,7 @@
 #include <xtensor/xmanipulation.hpp>
 
 #include "attnlab/attnlab.hpp"
-#include "nn/recurrent_test_util.hpp"
+#include "kernels/recurrent_test_util.hpp"
 #include "support/layer_parity.hpp"
 
 namespace attnlab::nn {
@@ -122,7 +122,7 @@ struct RecurrentGolden {
 class PublicRecurrent : public ::testing::TestWithParam<RecurrentGolden> {};
 
 TEST_P(PublicRecurrent, InitForwardBackwardInBothLayouts) {
-  const auto& j = load_golden(std::string("nn/") + GetParam().file);
+  const auto& j = load_golden(std::string("kernels/") + GetParam().file);
   const int B = j["batch"], T = j["length"], I = j["input_size"], H = j["hidden_size"];
   const std::size_t G = GetParam().cell == RecurrentCell::rnn ? 1 : GetParam().cell == RecurrentCell::gru ? 3 : 4;
   for (bool batch_first : {true, false}) {

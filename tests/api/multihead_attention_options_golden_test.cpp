@@ -1,5 +1,5 @@
 // nn.MultiheadAttention through the public door, every option against
-// PyTorch 1.13: data/nn/mha_options.json, written by
+// PyTorch 1.13: data/kernels/mha_options.json, written by
 // scripts/make_mha_options_goldens.py. For each case (kdim/vdim != embed_dim,
 // bias=False, add_bias_kv, add_zero_attn, alone and together, both layouts,
 // 2-D and 3-D bool/float masks with key_padding_mask, dropout):
@@ -53,7 +53,7 @@ MultiheadAttentionOptions options_of(const nlohmann::json& o) {
 }
 
 const nlohmann::json& cases() {
-  static const nlohmann::json j = load_golden("nn/mha_options.json")["cases"];
+  static const nlohmann::json j = load_golden("kernels/mha_options.json")["cases"];
   return j;
 }
 

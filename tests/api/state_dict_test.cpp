@@ -94,7 +94,7 @@ TEST(StateDict, SaveRefusesAFolderOfSomethingElse) {
 }
 
 TEST(StateDict, ModelPrefixesAreThePyTorchModelsKeys) {
-  auto store = std::make_shared<nn::Parameters>();
+  auto store = std::make_shared<nn::ParameterStore>();
   Generator gen(0);
   nn::Embedding tok(nn::EmbeddingOptions(10, 4), gen, {store, "tok"});
   nn::MultiheadAttention attn(nn::MultiheadAttentionOptions(4, 2).batch_first(true), gen, {store, "attn"});

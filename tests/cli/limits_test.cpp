@@ -41,7 +41,7 @@ TEST(Limits, OversizedRunsAreRefusedWithTheirEstimateBeforeAnyWork) {
   };
   for (const Case& c : std::vector<Case>{
            {"sqrt_d.json --set 'widths=[65536]' --set n_keys=100000", "at /widths/0", "24.5 GiB"},
-           {"mha_shapes.json --set width=1024 --set heads=64 --set batch=64 --set length=512", "at /length",
+           {"mha_shapes.json --set d_model=1024 --set n_heads=64 --set batch=64 --set length=512", "at /length",
             "8.83 GiB"},
            {"block.json --set batch=4096 --set length=4096", "at /length", "1.33 TiB"}}) {
     SCOPED_TRACE(c.args);

@@ -31,7 +31,7 @@ TEST(AttentionWeights, AnotherSeedMatchesPyTorch) {
 }
 
 TEST(AttentionWeights, OtherSizesGiveTheirShapesAndATableOfThatSize) {
-  const auto r = run_kind("attention_weights", {{"positions", 7}, {"width", 12}});
+  const auto r = run_kind("attention_weights", {{"positions", 7}, {"d_model", 12}});
   EXPECT_EQ(r.text.find("input   (7, 12)\noutput  (7, 12)  one vector per position\nweights (7, 7)  one row per query\n"),
             0u)
       << r.text;

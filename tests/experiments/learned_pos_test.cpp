@@ -22,7 +22,7 @@ TEST(LearnedPos, AnotherSeedMatchesPyTorch) {
 }
 
 TEST(LearnedPos, ShapesFollowTheSequenceAndWidth) {
-  const auto r = run_kind("learned_pos", {{"tokens", {1, 2, 3, 4, 5, 6}}, {"width", 24}});
+  const auto r = run_kind("learned_pos", {{"tokens", {1, 2, 3, 4, 5, 6}}, {"d_model", 24}});
   EXPECT_EQ(r.text.find("token embeddings    (1, 6, 24)\n"
                         "position embeddings (6, 24)\n"
                         "added together      (1, 6, 24)\n"),

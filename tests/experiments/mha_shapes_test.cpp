@@ -15,7 +15,7 @@ TEST(MhaShapes, PrintsTheCourseTableByteForByte) {
 }
 
 TEST(MhaShapes, OtherSizesGiveTheirShapesAndCount) {
-  const auto r = run_kind("mha_shapes", {{"width", 48}, {"heads", 6}, {"batch", 3}, {"length", 5}});
+  const auto r = run_kind("mha_shapes", {{"d_model", 48}, {"n_heads", 6}, {"batch", 3}, {"length", 5}});
   // qkv (144, 48) + (144) and out (48, 48) + (48): 4·48·48 + 4·48 = 9408
   EXPECT_EQ(r.text,
             "input    (3, 5, 48)\n"
@@ -25,7 +25,7 @@ TEST(MhaShapes, OtherSizesGiveTheirShapesAndCount) {
 }
 
 TEST(MhaShapes, RefusesHeadsThatDoNotDivideTheWidth) {
-  EXPECT_THROW(run_kind("mha_shapes", {{"heads", 5}}), spec::SpecError);
+  EXPECT_THROW(run_kind("mha_shapes", {{"n_heads", 5}}), spec::SpecError);
 }
 
 }  // namespace

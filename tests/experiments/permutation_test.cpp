@@ -14,7 +14,7 @@ TEST(Permutation, PrintsTheCourseTextByteForByte) {
 }
 
 TEST(Permutation, AnyShuffleOfAnyLengthGivesTheSameRows) {
-  const auto r = run_kind("permutation", {{"order", {4, 2, 0, 1, 3, 6, 5}}, {"width", 10}, {"seed", 3}});
+  const auto r = run_kind("permutation", {{"order", {4, 2, 0, 1, 3, 6, 5}}, {"d_model", 10}, {"seed", 3}});
   EXPECT_NE(r.text.find("in the shuffled order: True\n"), std::string::npos) << r.text;
   EXPECT_TRUE(r.data.at("same_rows").get<bool>());
   // the comparison is real: the rows agree to float32 rounding, not trivially
@@ -29,7 +29,7 @@ TEST(Permutation, AnyShuffleOfAnyLengthGivesTheSameRows) {
 // 4 * 2^-23 * (T + C) * max|output| it is held to.
 TEST(Permutation, WideAndLongStillTheSameRowsWithinRoundingAndSaysSo) {
   const std::vector<int> order = {3, 15, 0, 9, 12, 1, 7, 14, 4, 10, 2, 13, 6, 11, 5, 8};
-  const auto r = run_kind("permutation", {{"order", order}, {"width", 60}});
+  const auto r = run_kind("permutation", {{"order", order}, {"d_model", 60}});
   const double diff = r.data.at("max_abs_difference"), bound = r.data.at("rounding_bound");
   EXPECT_GT(diff, 1e-6) << "no longer beyond the course's tolerance: this test lost its point";
   EXPECT_LE(diff, bound);
@@ -39,7 +39,7 @@ TEST(Permutation, WideAndLongStillTheSameRowsWithinRoundingAndSaysSo) {
   EXPECT_NE(r.text.find("float32 rounding over 16 positions of width 60; bound "), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("so attention alone cannot tell 12345 from 54321."), std::string::npos) << r.text;
   // The bound grows with width and length.
-  const auto wider = run_kind("permutation", {{"order", order}, {"width", 256}});
+  const auto wider = run_kind("permutation", {{"order", order}, {"d_model", 256}});
   EXPECT_GT(wider.data.at("rounding_bound").get<double>(), bound);
   EXPECT_TRUE(wider.data.at("same_rows").get<bool>());
 }
@@ -50,7 +50,7 @@ TEST(Permutation, WideAndLongStillTheSameRowsWithinRoundingAndSaysSo) {
 // the course's own tolerance (1.4e-6 here, against 2.0e-5 on OpenBLAS).
 TEST(Permutation, OnAttnlabsTilesWideAndLongRowsMeetTheCourseTolerance) {
   const std::vector<int> order = {3, 15, 0, 9, 12, 1, 7, 14, 4, 10, 2, 13, 6, 11, 5, 8};
-  const auto r = run_kind("permutation", {{"order", order}, {"width", 64}});
+  const auto r = run_kind("permutation", {{"order", order}, {"d_model", 64}});
   EXPECT_TRUE(r.data.at("within_course_tolerance").get<bool>());
   EXPECT_GT(r.data.at("max_abs_difference").get<double>(), 0.0) << "the keys' order still moves a last bit";
   EXPECT_NE(r.text.find("in the shuffled order: True\n"), std::string::npos) << r.text;

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "experiments/common_params.hpp"
 #include "experiments/registry.hpp"
 #include "experiments/runner.hpp"
 

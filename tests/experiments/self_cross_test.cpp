@@ -13,7 +13,7 @@ TEST(SelfCross, PrintsTheCourseTextByteForByte) {
 }
 
 TEST(SelfCross, BothOutputsTakeTheTargetsShapeWhateverTheSource) {
-  const auto r = run_kind("self_cross", {{"source_length", 11}, {"target_length", 3}, {"width", 8}, {"batch", 2}});
+  const auto r = run_kind("self_cross", {{"source_length", 11}, {"target_length", 3}, {"d_model", 8}, {"batch", 2}});
   EXPECT_EQ(r.text.find("self-attention on the target   (2, 3, 8)\n"
                         "cross-attention to the source  (2, 3, 8)\n"),
             0u)

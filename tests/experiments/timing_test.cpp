@@ -45,13 +45,13 @@ TEST(Timing, DefaultsAreTheCourses) {
   const auto loaded = experiments::load_spec(std::string(ATTNLAB_EXPERIMENTS_DIR) + "/timing.json");
   EXPECT_EQ(loaded.spec.at("lengths"), nlohmann::json({32, 128, 512}));
   EXPECT_EQ(loaded.spec.at("batch"), 8);
-  EXPECT_EQ(loaded.spec.at("width"), 64);
-  EXPECT_EQ(loaded.spec.at("heads"), 4);
+  EXPECT_EQ(loaded.spec.at("d_model"), 64);
+  EXPECT_EQ(loaded.spec.at("n_heads"), 4);
   EXPECT_EQ(loaded.spec.at("repeats"), 10);
 }
 
 TEST(Timing, RefusesSpecsThatCannotRun) {
-  EXPECT_THROW(run_kind("timing", {{"heads", 5}}), spec::SpecError);
+  EXPECT_THROW(run_kind("timing", {{"n_heads", 5}}), spec::SpecError);
   // the cost table's longest length is the limit
   EXPECT_THROW(run_kind("timing", {{"lengths", {8193}}}), spec::SpecError);
 }

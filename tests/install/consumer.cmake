@@ -23,7 +23,7 @@ endfunction()
 file(REMOVE_RECURSE ${WORK})
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix)
 foreach(_f lib/cmake/attnlab/attnlabConfig.cmake lib/cmake/attnlab/attnlabConfigVersion.cmake
-           lib/cmake/attnlab/attnlabTargets.cmake lib/libattnlab_api.a lib/libattnlab_nn.a lib/libattnlab_models.a)
+           lib/cmake/attnlab/attnlabTargets.cmake lib/libattnlab_api.a lib/libattnlab_kernels.a)
   if(NOT EXISTS ${WORK}/prefix/${_f})
     message(FATAL_ERROR "the installed package lacks ${_f}")
   endif()

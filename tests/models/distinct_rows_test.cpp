@@ -1,4 +1,4 @@
-// A first block over distinct input rows (transformer_block.hpp's
+// A first block over distinct input rows (kernels/pre_norm_block.hpp's
 // DistinctRows; nn/mha_distinct_rows.hpp): the plain block's bytes forwards,
 // its gradients to rounding backwards, finite differences through the rows,
 // and the (token, position) grouping that feeds it (token_position_rows.hpp).
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "models/token_position_rows.hpp"
-#include "models/transformer_block.hpp"
-#include "nn/embedding.hpp"
-#include "nn/mha_distinct_rows.hpp"
+#include "kernels/pre_norm_block.hpp"
+#include "kernels/embedding.hpp"
+#include "kernels/mha_distinct_rows.hpp"
 #include "support/gradcheck.hpp"
 #include "tensor/sgemm_tiles.hpp"
 
@@ -26,13 +26,13 @@ using testing::fill_pseudo_random;
 template <class Real>
 struct Case {
   int B = 3, T = 4, C = 8, H = 2, F = 16, U = 5;
-  BlockDims d;
+  kernels::BlockDims d;
   std::vector<std::vector<Real>> values, grads;
   std::vector<Real> rows, x, dout, table;
   std::vector<std::int32_t> idx;
 
   Case(double dropout, bool causal) : d{B, T, C, H, F, dropout, causal} {
-    const auto specs = block_param_specs(C, F);
+    const auto specs = kernels::pre_norm_block_param_specs(C, F);
     unsigned seed = 200;
     for (const auto& s : specs) {
       const std::size_t n =
@@ -50,21 +50,21 @@ struct Case {
     rows.assign(r.begin(), r.end());
     dout.assign(g.begin(), g.end());
     for (int i = 0; i < B * T; ++i) idx.push_back((i * 3 + i / 5) % U);
-    table.assign(nn::mha_distinct_table_size(U, C), Real(0));
+    table.assign(kernels::mha_distinct_table_size(U, C), Real(0));
     expand();
   }
   void expand() {  // x[r] = rows[idx[r]]
     x.resize(static_cast<std::size_t>(B) * T * C);
     for (int r = 0; r < B * T; ++r) std::copy_n(rows.begin() + idx[r] * C, C, x.begin() + r * C);
   }
-  BlockTensors<Real> tensors(std::vector<std::vector<Real>>& t) {
+  kernels::PreNormTensors<Real> tensors(std::vector<std::vector<Real>>& t) {
     return {t[0].data(), t[1].data(), t[2].data(), t[3].data(), t[4].data(),  t[5].data(),
             t[6].data(), t[7].data(), t[8].data(), t[9].data(), t[10].data(), t[11].data()};
   }
   void zero_grads() {
     for (auto& g : grads) std::fill(g.begin(), g.end(), Real(0));
   }
-  DistinctRows<Real> view(Real* d_rows) { return {rows.data(), idx.data(), U, table.data(), d_rows}; }
+  kernels::DistinctRows<Real> view(Real* d_rows) { return {rows.data(), idx.data(), U, table.data(), d_rows}; }
 };
 
 bool projection_is_bitwise(int C) { return tensor::detail::sgemm_tiles_take(false, true, 1, 3 * C, C, 1.0f, 1.0f); }
@@ -75,12 +75,12 @@ TEST(DistinctRows, ForwardIsThePlainBlockBitForBit) {
       SCOPED_TRACE(::testing::Message() << "dropout " << dropout << " causal " << causal);
       Case<float> c(dropout, causal);
       if (!projection_is_bitwise(c.C)) GTEST_SKIP() << "no AVX2/FMA: OpenBLAS takes the projection";
-      BlockWorkspace<float> plain_ws(c.B, c.T, c.C, c.H, c.F), rows_ws = plain_ws;
+      kernels::PreNormWorkspace<float> plain_ws(c.B, c.T, c.C, c.H, c.F), rows_ws = plain_ws;
       std::vector<float> plain(c.x.size()), folded(c.x.size());
       random::Generator g1(5), g2(5);
-      transformer_block_forward(plain.data(), plain_ws, c.x.data(), c.tensors(c.values), c.d, &g1);
-      const DistinctRows<float> rows = c.view(nullptr);
-      transformer_block_forward(folded.data(), rows_ws, c.x.data(), c.tensors(c.values), c.d, &g2, &rows);
+      kernels::pre_norm_block_forward(plain.data(), plain_ws, c.x.data(), c.tensors(c.values), c.d, &g1);
+      const kernels::DistinctRows<float> rows = c.view(nullptr);
+      kernels::pre_norm_block_forward(folded.data(), rows_ws, c.x.data(), c.tensors(c.values), c.d, &g2, &rows);
       EXPECT_EQ(plain, folded);
     }
 }
@@ -90,18 +90,18 @@ TEST(DistinctRows, ForwardIsThePlainBlockBitForBit) {
 // hold between them.
 TEST(DistinctRows, BackwardMatchesThePlainBlock) {
   Case<double> c(0.3, false);
-  BlockWorkspace<double> ws(c.B, c.T, c.C, c.H, c.F);
+  kernels::PreNormWorkspace<double> ws(c.B, c.T, c.C, c.H, c.F);
   const std::size_t NC = c.x.size();
   random::Generator g1(5), g2(5);
   std::vector<double> out(NC), dx_plain(NC, 0.0), dx_rows(NC, 0.0), d_rows(c.rows.size(), 0.0);
-  transformer_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, &g1);
-  transformer_block_backward(dx_plain.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(),
+  kernels::pre_norm_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, &g1);
+  kernels::pre_norm_block_backward(dx_plain.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(),
                              c.tensors(c.values), c.d);
   const auto plain_grads = c.grads;
   c.zero_grads();
-  const DistinctRows<double> rows = c.view(d_rows.data());
-  transformer_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, &g2, &rows);
-  transformer_block_backward(dx_rows.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(), c.tensors(c.values),
+  const kernels::DistinctRows<double> rows = c.view(d_rows.data());
+  kernels::pre_norm_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, &g2, &rows);
+  kernels::pre_norm_block_backward(dx_rows.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(), c.tensors(c.values),
                              c.d, &rows);
   for (std::size_t t = 0; t < plain_grads.size(); ++t)
     for (std::size_t k = 0; k < plain_grads[t].size(); ++k)
@@ -121,21 +121,21 @@ TEST(DistinctRows, BackwardMatchesThePlainBlock) {
 // them each evaluation) and through in_proj_weight, dropout on.
 TEST(DistinctRows, GradientsMatchFiniteDifferences) {
   Case<double> c(0.3, true);
-  BlockWorkspace<double> ws(c.B, c.T, c.C, c.H, c.F);
+  kernels::PreNormWorkspace<double> ws(c.B, c.T, c.C, c.H, c.F);
   const std::size_t NC = c.x.size();
   std::vector<double> out(NC), dx(NC, 0.0), d_rows(c.rows.size(), 0.0);
   auto loss = [&] {
     c.expand();
     random::Generator g(5);  // the same masks every evaluation
-    const DistinctRows<double> rows = c.view(nullptr);
-    transformer_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, &g, &rows);
+    const kernels::DistinctRows<double> rows = c.view(nullptr);
+    kernels::pre_norm_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, &g, &rows);
     double s = 0;
     for (std::size_t i = 0; i < NC; ++i) s += out[i] * c.dout[i];
     return s;
   };
   loss();
-  const DistinctRows<double> rows = c.view(d_rows.data());
-  transformer_block_backward(dx.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(), c.tensors(c.values), c.d,
+  const kernels::DistinctRows<double> rows = c.view(d_rows.data());
+  kernels::pre_norm_block_backward(dx.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(), c.tensors(c.values), c.d,
                              &rows);
   std::vector<double> d_total = d_rows;  // each distinct row gets its copies' residual gradients too
   for (int r = 0; r < c.B * c.T; ++r)
@@ -149,17 +149,17 @@ TEST(DistinctRows, GradientsMatchFiniteDifferences) {
 
 TEST(DistinctRows, BadRowsAreRefused) {
   Case<float> c(0.0, false);
-  BlockWorkspace<float> ws(c.B, c.T, c.C, c.H, c.F);
+  kernels::PreNormWorkspace<float> ws(c.B, c.T, c.C, c.H, c.F);
   std::vector<float> out(c.x.size());
-  DistinctRows<float> rows = c.view(nullptr);
+  kernels::DistinctRows<float> rows = c.view(nullptr);
   rows.U = 0;
-  EXPECT_THROW(transformer_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, nullptr, &rows),
+  EXPECT_THROW(kernels::pre_norm_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, nullptr, &rows),
                std::invalid_argument);
   rows.U = c.U;
   c.idx[7] = c.U;
   std::fill(out.begin(), out.end(), 7.0f);
   try {
-    transformer_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, nullptr, &rows);
+    kernels::pre_norm_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, nullptr, &rows);
     FAIL() << "no throw";
   } catch (const std::out_of_range& e) {
     EXPECT_STREQ(e.what(), "distinct rows: idx 5 at row 7 is outside [0, 5)");
@@ -167,22 +167,22 @@ TEST(DistinctRows, BadRowsAreRefused) {
   EXPECT_EQ(out, std::vector<float>(out.size(), 7.0f));
   // the backward pass refuses it before adding to dx or any gradient
   c.idx[7] = 0;
-  transformer_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, nullptr, &rows);
+  kernels::pre_norm_block_forward(out.data(), ws, c.x.data(), c.tensors(c.values), c.d, nullptr, &rows);
   c.idx[7] = -2;
   std::vector<float> dx(c.x.size(), 0.0f), d_rows(c.rows.size(), 0.0f);
-  DistinctRows<float> back = c.view(d_rows.data());
-  EXPECT_THROW(transformer_block_backward(dx.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(),
+  kernels::DistinctRows<float> back = c.view(d_rows.data());
+  EXPECT_THROW(kernels::pre_norm_block_backward(dx.data(), c.tensors(c.grads), ws, c.dout.data(), c.x.data(),
                                           c.tensors(c.values), c.d, &back),
                std::out_of_range);
   EXPECT_EQ(dx, std::vector<float>(dx.size(), 0.0f));
   for (const auto& g : c.grads) EXPECT_EQ(g, std::vector<float>(g.size(), 0.0f));
   // the attention's own check, called directly
-  const nn::MhaDims md = nn::mha_dims(c.B, c.T, c.T, c.C, c.H);
-  const auto packed = nn::mha_packed<float>(c.values[2].data(), c.values[3].data(), c.values[4].data(),
+  const kernels::MhaDims md = kernels::mha_dims(c.B, c.T, c.T, c.C, c.H);
+  const auto packed = kernels::mha_packed<float>(c.values[2].data(), c.values[3].data(), c.values[4].data(),
                                             c.values[5].data(), c.C);
-  std::vector<float> self_cache(nn::mha_cache_size(md));
+  std::vector<float> self_cache(kernels::mha_cache_size(md));
   try {
-    nn::mha_self_forward_distinct<float>(out.data(), self_cache.data(), c.table.data(), c.rows.data(), c.idx.data(),
+    kernels::mha_self_forward_distinct<float>(out.data(), self_cache.data(), c.table.data(), c.rows.data(), c.idx.data(),
                                          c.U, {}, {}, packed, md);
     FAIL() << "no throw";
   } catch (const std::out_of_range& e) {
@@ -190,11 +190,11 @@ TEST(DistinctRows, BadRowsAreRefused) {
   }
   // the projection must be the packed self-attention one
   c.idx[7] = 0;
-  const nn::MhaDims cross = nn::mha_dims(c.B, c.T, c.T + 1, c.C, c.H);
-  const auto p = nn::mha_packed<float>(c.values[2].data(), c.values[3].data(), c.values[4].data(), c.values[5].data(),
+  const kernels::MhaDims cross = kernels::mha_dims(c.B, c.T, c.T + 1, c.C, c.H);
+  const auto p = kernels::mha_packed<float>(c.values[2].data(), c.values[3].data(), c.values[4].data(), c.values[5].data(),
                                        c.C);
-  std::vector<float> cache(nn::mha_cache_size(cross));
-  EXPECT_THROW(nn::mha_self_forward_distinct<float>(out.data(), cache.data(), c.table.data(), c.rows.data(),
+  std::vector<float> cache(kernels::mha_cache_size(cross));
+  EXPECT_THROW(kernels::mha_self_forward_distinct<float>(out.data(), cache.data(), c.table.data(), c.rows.data(),
                                                     c.idx.data(), c.U, {}, {}, p, cross),
                std::invalid_argument);
 }
@@ -209,13 +209,13 @@ TEST(TokenPositionRows, GroupsPairsInOrderOfFirstUse) {
   const std::vector<std::int32_t> tokens = {1, 2, 1, 1, 3, 1, 0, 2, 3};
   TokenPositionRows g(V, T, C, /*max_batch=*/4);
   ASSERT_TRUE(g.enabled());
-  const DistinctRows<float> r = g.group(tokens.data(), B, tok.data(), pos.data());
+  const kernels::DistinctRows<float> r = g.group(tokens.data(), B, tok.data(), pos.data());
   EXPECT_EQ(r.U, 6);
   EXPECT_EQ(std::vector<std::int32_t>(r.idx, r.idx + B * T), (std::vector<std::int32_t>{0, 1, 2, 0, 3, 2, 4, 1, 5}));
   // each row is embedding_forward then position_embedding_forward, bytes and all
   std::vector<float> x(B * T * C);
-  nn::embedding_forward(x.data(), tokens.data(), tok.data(), B * T, V, C);
-  nn::position_embedding_forward(x.data(), pos.data(), B, T, C, P);
+  kernels::embedding_forward(x.data(), tokens.data(), tok.data(), B * T, V, C);
+  kernels::position_embedding_forward(x.data(), pos.data(), B, T, C, P);
   for (int i = 0; i < B * T; ++i)
     EXPECT_EQ(std::vector<float>(x.begin() + i * C, x.begin() + (i + 1) * C),
               std::vector<float>(r.rows + r.idx[i] * C, r.rows + (r.idx[i] + 1) * C))
@@ -230,7 +230,7 @@ TEST(TokenPositionRows, GroupsPairsInOrderOfFirstUse) {
   EXPECT_EQ(dpos[1 * C + 1], 2.0f * (2 + 4));  // position 1: pairs u = 1, 3
   EXPECT_EQ(dpos[4 * C], 0.0f);                // position 4 unused
   // the next batch starts afresh
-  const DistinctRows<float> again = g.group(tokens.data() + 6, 1, tok.data(), pos.data());
+  const kernels::DistinctRows<float> again = g.group(tokens.data() + 6, 1, tok.data(), pos.data());
   EXPECT_EQ(again.U, 3);
   EXPECT_EQ(std::vector<std::int32_t>(again.idx, again.idx + T), (std::vector<std::int32_t>{0, 1, 2}));
   // more tokens than sequences in a batch: off, nothing allocated, group refused

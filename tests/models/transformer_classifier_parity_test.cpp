@@ -33,7 +33,7 @@ TEST(TransformerClassifierParity, ParameterCountsAreTheCourses) {
     cfg.n_blocks = blocks;
     EXPECT_EQ(models::TransformerClassifier(cfg, init, 2, 8).params.count(), count);
   }
-  EXPECT_EQ(models::block_param_count(32, 128), 12704u);
+  EXPECT_EQ(kernels::pre_norm_block_param_count(32, 128), 12704u);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Comparing a layer's float32 results with PyTorch's (the goldens in data/nn/):
+// Comparing a layer's float32 results with PyTorch's (the goldens in data/kernels/):
 // within the elementwise tolerance below, or bit for bit where our maths
 // rounds as PyTorch's does (initialisation, dropout).
 //
@@ -63,10 +63,10 @@ inline void expect_bits_equal(const std::string& name, const std::vector<float>&
   expect_bits_equal(name, got.data(), want);
 }
 
-/// data/nn/layers_parity.json (scripts/make_layer_goldens.py), parsed once per
+/// data/kernels/layers_parity.json (scripts/make_layer_goldens.py), parsed once per
 /// test program.
 inline const nlohmann::json& parity() {
-  static const nlohmann::json j = load_golden("nn/layers_parity.json");
+  static const nlohmann::json j = load_golden("kernels/layers_parity.json");
   return j;
 }
 

@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "nn/parameters.hpp"
+#include "kernels/parameters.hpp"
 #include "random/generator.hpp"
 #include "support/golden.hpp"
 
 namespace attnlab::testing {
 
 /// Every parameter's name, shape and order equal PyTorch's named_parameters().
-inline void expect_same_layout(const nn::Parameters& params, const nlohmann::json& golden) {
+inline void expect_same_layout(const kernels::Parameters& params, const nlohmann::json& golden) {
   const auto& names = golden.at("parameter_names");
   ASSERT_EQ(params.info().size(), names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -29,7 +29,7 @@ inline void expect_same_layout(const nn::Parameters& params, const nlohmann::jso
 }
 
 /// Initial weights equal PyTorch's bit for bit (same seed, same draws).
-inline void expect_init_bitwise(const nn::Parameters& params, const nlohmann::json& golden) {
+inline void expect_init_bitwise(const kernels::Parameters& params, const nlohmann::json& golden) {
   for (std::size_t i = 0; i < params.info().size(); ++i) {
     const auto& info = params.info()[i];
     const auto want = as_floats(golden.at("init").at(info.name));
@@ -70,7 +70,7 @@ inline void expect_tensor_close(const std::string& name, const float* got, const
 }
 
 /// Every gradient within `rel` of PyTorch's, tensor by tensor.
-inline void expect_grads_close(const nn::Parameters& params, const nlohmann::json& golden, double rel) {
+inline void expect_grads_close(const kernels::Parameters& params, const nlohmann::json& golden, double rel) {
   for (std::size_t i = 0; i < params.info().size(); ++i) {
     const auto& info = params.info()[i];
     expect_tensor_close("grad " + info.name, params.grad(i), as_floats(golden.at("grads").at(info.name)), rel);

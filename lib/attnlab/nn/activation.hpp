@@ -1,5 +1,5 @@
 // nn.GELU over xtensor, the exact erf form (approximate='none',
-// torch/nn/modules/activation.py). The maths is lib/nn/gelu.hpp.
+// torch/nn/modules/activation.py). The maths is lib/kernels/gelu.hpp.
 #pragma once
 
 #include <vector>

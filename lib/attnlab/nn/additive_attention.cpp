@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/additive_attention.hpp"
+#include "kernels/additive_attention.hpp"
 
 namespace attnlab::nn {
 
@@ -17,7 +17,7 @@ AdditiveAttention::AdditiveAttention(const AdditiveAttentionOptions& o, Generato
   w_ = register_parameter("W_a.weight", {o.hidden_size(), o.query_size()});
   u_ = register_parameter("U_a.weight", {o.hidden_size(), o.key_size()});
   v_ = register_parameter("v_a.weight", {1, o.hidden_size()});
-  additive_attention_init(gen, value(w_), value(u_), value(v_), o.query_size(), o.key_size(), o.hidden_size());
+  kernels::additive_attention_init(gen, value(w_), value(u_), value(v_), o.query_size(), o.key_size(), o.hidden_size());
 }
 
 TensorView<2> AdditiveAttention::W_a() const {
@@ -32,7 +32,7 @@ Tensor<3> AdditiveAttention::project_keys(const Tensor<3>& keys) const {
   check_shape("AdditiveAttention::project_keys", "keys", shape_of(keys), {-1, -1, o_.key_size()}, {"B", "S"});
   Tensor<3> pk = Tensor<3>::from_shape({keys.shape()[0], keys.shape()[1], std::size_t(o_.hidden_size())});
   const int rows = int(keys.shape()[0] * keys.shape()[1]);
-  if (rows > 0) additive_project_keys(pk.data(), keys.data(), value(u_), rows, o_.key_size(), o_.hidden_size());
+  if (rows > 0) kernels::additive_project_keys(pk.data(), keys.data(), value(u_), rows, o_.key_size(), o_.hidden_size());
   return pk;
 }
 
@@ -44,7 +44,7 @@ Tensor<3> AdditiveAttention::project_keys_backward(const Tensor<3>& grad_project
   Tensor<3> dk = xt::zeros<float>(keys.shape());
   const int rows = int(keys.shape()[0] * keys.shape()[1]);
   if (rows > 0)
-    additive_project_keys_backward(dk.data(), grad(u_), grad_projected_keys.data(), keys.data(), value(u_), rows,
+    kernels::additive_project_keys_backward(dk.data(), grad(u_), grad_projected_keys.data(), keys.data(), value(u_), rows,
                                    o_.key_size(), o_.hidden_size());
   return dk;
 }
@@ -61,10 +61,10 @@ void AdditiveAttention::check(const char* where, std::size_t B, std::size_t T, c
 
 void AdditiveAttention::run(float* context, float* weights, const float* query, const Tensor<3>& pk,
                             const Tensor<3>& values, const std::uint8_t* padding, int B, int T) const {
-  const AdditiveDims d{.B = B, .T = T, .S = int(pk.shape()[1]), .Dq = o_.query_size(), .Dk = o_.key_size(),
+  const kernels::AdditiveDims d{.B = B, .T = T, .S = int(pk.shape()[1]), .Dq = o_.query_size(), .Dk = o_.key_size(),
                        .A = o_.hidden_size(), .Dv = int(values.shape()[2])};
-  std::vector<float> scratch(additive_forward_scratch_size(d));
-  additive_attention_forward(context, weights, scratch.data(), query, pk.data(), values.data(), padding, value(w_),
+  std::vector<float> scratch(kernels::additive_forward_scratch_size(d));
+  kernels::additive_attention_forward(context, weights, scratch.data(), query, pk.data(), values.data(), padding, value(w_),
                              value(v_), d);
 }
 
@@ -107,10 +107,10 @@ AdditiveAttentionOutput<3> AdditiveAttention::forward(const Tensor<3>& query, co
 void AdditiveAttention::run_backward(float* d_query, float* d_pk, float* d_values, const float* d_context,
                                      const float* d_weights, const float* query, const Tensor<3>& pk,
                                      const Tensor<3>& values, const float* weights, int B, int T) {
-  const AdditiveDims d{.B = B, .T = T, .S = int(pk.shape()[1]), .Dq = o_.query_size(), .Dk = o_.key_size(),
+  const kernels::AdditiveDims d{.B = B, .T = T, .S = int(pk.shape()[1]), .Dq = o_.query_size(), .Dk = o_.key_size(),
                        .A = o_.hidden_size(), .Dv = int(values.shape()[2])};
-  std::vector<float> scratch(additive_backward_scratch_size(d));
-  additive_attention_backward(d_query, d_pk, d_values, grad(w_), grad(v_), scratch.data(), d_context, d_weights,
+  std::vector<float> scratch(kernels::additive_backward_scratch_size(d));
+  kernels::additive_attention_backward(d_query, d_pk, d_values, grad(w_), grad(v_), scratch.data(), d_context, d_weights,
                               query, pk.data(), values.data(), weights, value(w_), value(v_), d);
 }
 

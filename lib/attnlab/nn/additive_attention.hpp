@@ -2,7 +2,7 @@
 // Cho & Bengio 2015, §3.1 and Appendix A.1.2; seed page 003's
 // f(u, v) = tanh(u·W1 + v·W2)·b):
 //   e_ij = v_a^T tanh(W_a s_i + U_a h_j),  alpha_ij = softmax_j(e_ij),  c_i = sum_j alpha_ij h_j
-// The maths is lib/nn/additive_attention.hpp.
+// The maths is lib/kernels/additive_attention.hpp.
 //
 // U_a h_j does not depend on the decoder step, so a decoder projects the
 // annotations once per sentence and then attends once per output step:

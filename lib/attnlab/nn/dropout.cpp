@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/dropout.hpp"
+#include "kernels/dropout.hpp"
 
 namespace attnlab::nn {
 
@@ -23,7 +23,7 @@ void Dropout::forward_n(float* out, const float* x, std::size_t n) {
   keep_.resize(n);
   gen_->dropout_mask(keep_.data(), n, p_);
   scale_ = random::dropout_scale(p_);
-  dropout_forward(out, x, keep_.data(), scale_, n);
+  kernels::dropout_forward(out, x, keep_.data(), scale_, n);
 }
 
 void Dropout::backward_n(float* dx, const float* dy, std::size_t n) const {
@@ -34,7 +34,7 @@ void Dropout::backward_n(float* dx, const float* dy, std::size_t n) const {
   if (n != keep_.size())
     throw std::invalid_argument("Dropout::backward: grad_output has " + std::to_string(n) +
                                 " elements, the last forward had " + std::to_string(keep_.size()));
-  dropout_backward(dx, dy, keep_.data(), scale_, n);
+  kernels::dropout_backward(dx, dy, keep_.data(), scale_, n);
 }
 
 }  // namespace attnlab::nn

@@ -1,7 +1,7 @@
 // nn.Dropout over xtensor (torch/nn/modules/dropout.py): in training mode
 // each element is zeroed with probability p and the rest scaled by
 // 1/(1-p), the mask drawn from the generator as PyTorch draws it; in eval
-// mode the identity. The maths is lib/nn/dropout.hpp.
+// mode the identity. The maths is lib/kernels/dropout.hpp.
 #pragma once
 
 #include <cstdint>

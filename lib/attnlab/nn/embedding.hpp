@@ -1,5 +1,5 @@
 // nn.Embedding over xtensor: a lookup table (torch/nn/modules/sparse.py).
-// The maths is lib/nn/embedding.hpp. Token ids are int32 (PyTorch's are int64).
+// The maths is lib/kernels/embedding.hpp. Token ids are int32 (PyTorch's are int64).
 #pragma once
 
 #include <cstdint>

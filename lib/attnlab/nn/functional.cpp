@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "nn/scaled_dot_product_attention.hpp"
+#include "kernels/scaled_dot_product_attention.hpp"
 
 namespace attnlab::nn::functional::detail {
 
@@ -45,18 +45,18 @@ SdpaShape sdpa_shape(const std::vector<std::size_t>& q, const std::vector<std::s
 
 void sdpa_forward_float(float* out, float* weights, const float* q, const float* k, const float* v,
                         const AttentionMask& mask, bool is_causal, const SdpaShape& s) {
-  SdpaMask<float> m;
+  kernels::SdpaMask<float> m;
   m.keep = mask.keep;
   m.add = mask.add;
   m.per_batch = s.per_batch_mask;
   m.causal = is_causal;
-  sdpa_forward(out, weights, q, k, v, m, s.B, s.L, s.S, s.E, s.Ev);
+  kernels::sdpa_forward(out, weights, q, k, v, m, s.B, s.L, s.S, s.E, s.Ev);
 }
 
 void sdpa_backward_float(float* dq, float* dk, float* dv, const float* dout, const float* dweights,
                          const float* weights, const float* q, const float* k, const float* v, const SdpaShape& s) {
   std::vector<float> scratch(static_cast<std::size_t>(s.S));
-  sdpa_backward(dq, dk, dv, scratch.data(), dout, dweights, weights, q, k, v, s.B, s.L, s.S, s.E, s.Ev);
+  kernels::sdpa_backward(dq, dk, dv, scratch.data(), dout, dweights, weights, q, k, v, s.B, s.L, s.S, s.E, s.Ev);
 }
 
 }  // namespace attnlab::nn::functional::detail

@@ -12,7 +12,7 @@
 // attend), the reverse of nn.MultiheadAttention's attn_mask (True = blocked);
 // a float mask is added to the scores. A query whose keys are all blocked
 // gets zero weights and a zero output (PyTorch: NaN). The maths is
-// lib/nn/scaled_dot_product_attention.hpp.
+// lib/kernels/scaled_dot_product_attention.hpp.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/linear.hpp"
+#include "kernels/linear.hpp"
 
 namespace attnlab::nn {
 
@@ -13,7 +13,7 @@ Linear::Linear(const LinearOptions& o, Generator& gen, const Scope& scope) : Mod
                                 std::to_string(o.in_features()) + " and " + std::to_string(o.out_features()));
   w_ = register_parameter("weight", {o.out_features(), o.in_features()});
   b_ = o.bias() ? register_parameter("bias", {o.out_features()}) : std::size_t(-1);
-  linear_init(gen, value(w_), o.bias() ? value(b_) : nullptr, o.in_features(), o.out_features());
+  kernels::linear_init(gen, value(w_), o.bias() ? value(b_) : nullptr, o.in_features(), o.out_features());
 }
 
 void Linear::check_last(const char* where, const char* arg, const std::vector<std::size_t>& shape, int want) {
@@ -24,13 +24,13 @@ void Linear::check_last(const char* where, const char* arg, const std::vector<st
 
 void Linear::forward_rows(float* y, const float* x, std::size_t rows) const {
   if (rows == 0) return;
-  linear_forward(y, x, value(w_), o_.bias() ? value(b_) : static_cast<const float*>(nullptr), int(rows),
+  kernels::linear_forward(y, x, value(w_), o_.bias() ? value(b_) : static_cast<const float*>(nullptr), int(rows),
                  o_.in_features(), o_.out_features());
 }
 
 void Linear::backward_rows(float* dx, const float* dy, const float* x, std::size_t rows) {
   if (rows == 0) return;
-  linear_backward(dx, grad(w_), o_.bias() ? grad(b_) : nullptr, dy, x, value(w_), int(rows), o_.in_features(),
+  kernels::linear_backward(dx, grad(w_), o_.bias() ? grad(b_) : nullptr, dy, x, value(w_), int(rows), o_.in_features(),
                   o_.out_features());
 }
 

@@ -1,5 +1,5 @@
 // nn.Linear over xtensor: y = x W^T + b over the last dimension
-// (torch/nn/modules/linear.py). The maths is lib/nn/linear.hpp.
+// (torch/nn/modules/linear.py). The maths is lib/kernels/linear.hpp.
 #pragma once
 
 #include "attnlab/nn/module.hpp"

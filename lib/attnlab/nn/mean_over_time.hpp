@@ -1,7 +1,7 @@
 // The mean over the time axis, h.mean(dim=-2): a sequence (B, T, C) becomes
 // one vector per sequence (B, C); (T, C) becomes (C). The attention page's
 // MeanOverTime (seed 000 §6), the pooling of the course's classifiers. The
-// maths is lib/nn/mean_over_time.hpp.
+// maths is lib/kernels/mean_over_time.hpp.
 #pragma once
 
 #include "attnlab/nn/cache.hpp"

@@ -6,7 +6,7 @@
 namespace attnlab::nn {
 
 Module::Module(const Scope& scope)
-    : store_(scope.store ? scope.store : std::make_shared<Parameters>()), prefix_(scope.prefix) {
+    : store_(scope.store ? scope.store : std::make_shared<kernels::Parameters>()), prefix_(scope.prefix) {
   if (!store_->allocated()) store_->allocate();
 }
 
@@ -20,7 +20,7 @@ std::vector<NamedParameter> Module::named_parameters() const {
   std::vector<NamedParameter> out;
   const std::size_t skip = prefix_.empty() ? 0 : prefix_.size() + 1;
   for (std::size_t index : own_) {
-    const ParamInfo& info = store_->info()[index];
+    const kernels::ParamInfo& info = store_->info()[index];
     out.push_back({info.name.substr(skip), std::vector<std::size_t>(info.shape.begin(), info.shape.end()),
                    store_->value(index), store_->grad(index)});
   }

@@ -1,8 +1,8 @@
 // What every module of the public door shares: its parameters live in one
-// flat nn::Parameters buffer (its own, or a model's shared with the other
+// flat nn::ParameterStore buffer (its own, or a model's shared with the other
 // modules), named as PyTorch's state_dict names them, with train/eval mode.
 //
-//   auto store = std::make_shared<attnlab::nn::Parameters>();   // one buffer for a model
+//   auto store = std::make_shared<attnlab::nn::ParameterStore>();   // one buffer for a model
 //   attnlab::nn::Embedding tok(attnlab::nn::EmbeddingOptions(10, 32), gen, {store, "tok"});
 //   attnlab::nn::MultiheadAttention attn(attnlab::nn::MultiheadAttentionOptions(32, 4), gen, {store, "attn"});
 //   // store->info(): tok.weight, attn.in_proj_weight, ..., in construction order
@@ -18,15 +18,20 @@
 #include <vector>
 
 #include "attnlab/tensor.hpp"
-#include "nn/parameters.hpp"
+#include "kernels/parameters.hpp"
 
 namespace attnlab::nn {
+
+/// The flat buffer of a model's parameters and their gradients, with named
+/// views (kernels/parameters.hpp): what a Scope shares between modules and what
+/// AdamW, clipping and state_dict loops walk in one pass.
+using ParameterStore = kernels::Parameters;
 
 /// Where a module puts its parameters: a shared buffer and the module's name
 /// in the model (the state_dict prefix, "attn" for attn.in_proj_weight).
 /// An empty store means a buffer of the module's own, without a prefix.
 struct Scope {
-  std::shared_ptr<Parameters> store;
+  std::shared_ptr<ParameterStore> store;
   std::string prefix;
 };
 
@@ -49,8 +54,8 @@ class Module {
   /// parameter is added to the same store.
   std::vector<NamedParameter> named_parameters() const;
   /// The flat buffer holding them (and, in a model, every other module's).
-  Parameters& store() const { return *store_; }
-  const std::shared_ptr<Parameters>& shared_store() const { return store_; }
+  ParameterStore& store() const { return *store_; }
+  const std::shared_ptr<ParameterStore>& shared_store() const { return store_; }
   /// The state_dict prefix given in the Scope ("" when standalone).
   const std::string& prefix() const { return prefix_; }
 
@@ -80,7 +85,7 @@ class Module {
   }
 
  private:
-  std::shared_ptr<Parameters> store_;
+  std::shared_ptr<ParameterStore> store_;
   std::string prefix_;
   std::vector<std::size_t> own_;  // indices of this module's parameters in the store
   bool training_ = true;

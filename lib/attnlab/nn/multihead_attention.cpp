@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "nn/flash_attention.hpp"
+#include "kernels/flash_attention.hpp"
 #include <string>
 
 namespace attnlab::nn {
@@ -15,7 +15,7 @@ constexpr const char* kBackward = "MultiheadAttention::backward";
 MultiheadAttention::MultiheadAttention(const MultiheadAttentionOptions& o, Generator& gen, const Scope& scope)
     : Module(scope), options_(o), gen_(&gen) {
   const int E = o.embed_dim();
-  mha_dims(1, 1, 1, E, o.num_heads(), {.kdim = o.kdim(), .vdim = o.vdim()});  // throws for bad sizes
+  kernels::mha_dims(1, 1, 1, E, o.num_heads(), {.kdim = o.kdim(), .vdim = o.vdim()});  // throws for bad sizes
   if (o.kdim() <= 0 || o.vdim() <= 0)
     throw std::invalid_argument("MultiheadAttention: kdim and vdim must be positive, got " +
                                 std::to_string(o.kdim()) + " and " + std::to_string(o.vdim()));
@@ -38,13 +38,13 @@ MultiheadAttention::MultiheadAttention(const MultiheadAttentionOptions& o, Gener
   }
   out_w_ = register_parameter("out_proj.weight", {E, E});
   if (o.bias()) out_b_ = register_parameter("out_proj.bias", {E});
-  mha_init(gen, grads_of_values(), E, o.kdim(), o.vdim());
+  kernels::mha_init(gen, grads_of_values(), E, o.kdim(), o.vdim());
 }
 
-MhaGrads<float> MultiheadAttention::grads_of_values() const {
+kernels::MhaGrads<float> MultiheadAttention::grads_of_values() const {
   // the parameter values by role, writable (what mha_init fills)
   auto at = [this](std::size_t i) { return i == kNone ? nullptr : value(i); };
-  MhaGrads<float> p;
+  kernels::MhaGrads<float> p;
   p.q_proj_weight = packed_ ? value(in_w_) : value(q_w_);
   p.k_proj_weight = packed_ ? p.q_proj_weight + std::size_t(options_.embed_dim()) * options_.embed_dim() : value(k_w_);
   p.v_proj_weight = packed_ ? p.k_proj_weight + std::size_t(options_.embed_dim()) * options_.embed_dim() : value(v_w_);
@@ -56,16 +56,16 @@ MhaGrads<float> MultiheadAttention::grads_of_values() const {
   return p;
 }
 
-MhaParams<float> MultiheadAttention::params() const {
-  const MhaGrads<float> v = grads_of_values();
+kernels::MhaParams<float> MultiheadAttention::params() const {
+  const kernels::MhaGrads<float> v = grads_of_values();
   return {v.q_proj_weight, v.k_proj_weight, v.v_proj_weight, v.in_proj_bias,
           v.bias_k,        v.bias_v,        v.out_proj_weight, v.out_proj_bias};
 }
 
-MhaGrads<float> MultiheadAttention::grads() const {
+kernels::MhaGrads<float> MultiheadAttention::grads() const {
   auto at = [this](std::size_t i) { return i == kNone ? nullptr : grad(i); };
   const std::size_t EE = std::size_t(options_.embed_dim()) * options_.embed_dim();
-  MhaGrads<float> g;
+  kernels::MhaGrads<float> g;
   g.q_proj_weight = packed_ ? grad(in_w_) : grad(q_w_);
   g.k_proj_weight = packed_ ? g.q_proj_weight + EE : grad(k_w_);
   g.v_proj_weight = packed_ ? g.k_proj_weight + EE : grad(v_w_);
@@ -96,7 +96,7 @@ MultiheadAttentionOutput MultiheadAttention::forward(const Tensor<3>& query, con
     throw std::invalid_argument(std::string(kForward) + ": empty input (L=" + std::to_string(L) +
                                 ", N=" + std::to_string(N) + ", S=" + std::to_string(S) + ")");
 
-  MhaMasks<float> masks;
+  kernels::MhaMasks<float> masks;
   if (f.key_padding_mask.mask) {
     check_shape(kForward, "key_padding_mask", shape_of(*f.key_padding_mask.mask), {N, S});
     masks.key_padding = reinterpret_cast<const std::uint8_t*>(f.key_padding_mask.mask->data());
@@ -114,7 +114,7 @@ MultiheadAttentionOutput MultiheadAttention::forward(const Tensor<3>& query, con
   if (m.float3) masks.attn_float = m.float3->data();
   masks.causal = f.is_causal;
 
-  dims_ = mha_dims(int(N), int(L), int(S), int(E), int(H),
+  dims_ = kernels::mha_dims(int(N), int(L), int(S), int(E), int(H),
                    {.kdim = o.kdim(), .vdim = o.vdim(), .batch_first = bf, .add_bias_kv = o.add_bias_kv(),
                     .add_zero_attn = o.add_zero_attn()});
   const std::size_t Sp = dims_.keys();
@@ -126,32 +126,32 @@ MultiheadAttentionOutput MultiheadAttention::forward(const Tensor<3>& query, con
   // N·H·L·S' weights (PyTorch 2.x's fast path, taken in eval mode too); it
   // keeps nothing for a backward pass.
   if (!f.need_weights && !is_training()) {
-    flash_.resize(mha_flash_workspace_size(dims_));
-    mha_flash_forward<float>(result.attn_output.data(), flash_.data(), query.data(), key.data(), value.data(),
+    flash_.resize(kernels::mha_flash_workspace_size(dims_));
+    kernels::mha_flash_forward<float>(result.attn_output.data(), flash_.data(), query.data(), key.data(), value.data(),
                              masks, params(), dims_);
     return result;
   }
-  cache_.resize(mha_cache_size(dims_));
+  cache_.resize(kernels::mha_cache_size(dims_));
 
-  MhaDropout<float> drop;
+  kernels::MhaDropout<float> drop;
   dropped_ = is_training() && o.dropout() > 0.0;
   if (dropped_) {
     keep_.resize(std::size_t(N) * H * L * Sp);
-    keep_scale_ = mha_draw_dropout(*gen_, keep_.data(), dims_, o.dropout());
+    keep_scale_ = kernels::mha_draw_dropout(*gen_, keep_.data(), dims_, o.dropout());
     drop = {keep_.data(), keep_scale_};
   }
 
-  MhaWeights which = MhaWeights::none;
+  kernels::MhaWeights which = kernels::MhaWeights::none;
   float* weights = nullptr;
   if (f.need_weights) {
-    which = f.average_attn_weights ? MhaWeights::averaged : MhaWeights::per_head;
+    which = f.average_attn_weights ? kernels::MhaWeights::averaged : kernels::MhaWeights::per_head;
     std::vector<std::size_t> shape = f.average_attn_weights
                                          ? std::vector<std::size_t>{std::size_t(N), std::size_t(L), Sp}
                                          : std::vector<std::size_t>{std::size_t(N), std::size_t(H), std::size_t(L), Sp};
     result.attn_output_weights = xt::xarray<float>::from_shape(shape);
     weights = result.attn_output_weights->data();
   }
-  mha_forward<float>(result.attn_output.data(), weights, which, cache_.data(), query.data(), key.data(), value.data(),
+  kernels::mha_forward<float>(result.attn_output.data(), weights, which, cache_.data(), query.data(), key.data(), value.data(),
                      masks, drop, params(), dims_);
   have_forward_ = true;
   return result;
@@ -164,7 +164,7 @@ MultiheadAttentionGradients MultiheadAttention::backward(const Tensor<3>& grad_o
                            ": no forward() to go back through (a forward in eval mode with need_weights = false "
                            "runs the flash path, which keeps nothing for backward: run it in train() mode, or "
                            "with need_weights = true)");
-  const MhaDims& d = dims_;
+  const kernels::MhaDims& d = dims_;
   const long B = d.B, T = d.T, S = d.S, E = d.C;
   const std::vector<long> q_shape = d.batch_first ? std::vector<long>{B, T, E} : std::vector<long>{T, B, E};
   check_shape(kBackward, "grad_output", shape_of(grad_output), q_shape);
@@ -173,8 +173,8 @@ MultiheadAttentionGradients MultiheadAttention::backward(const Tensor<3>& grad_o
               d.batch_first ? std::vector<long>{B, S, d.kdim} : std::vector<long>{S, B, d.kdim});
   check_shape(kBackward, "value", shape_of(value),
               d.batch_first ? std::vector<long>{B, S, d.vdim} : std::vector<long>{S, B, d.vdim});
-  scratch_.resize(mha_scratch_size(d));
-  MhaDropout<float> drop;
+  scratch_.resize(kernels::mha_scratch_size(d));
+  kernels::MhaDropout<float> drop;
   if (dropped_) drop = {keep_.data(), keep_scale_};
 
   MultiheadAttentionGradients g;
@@ -188,7 +188,7 @@ MultiheadAttentionGradients MultiheadAttention::backward(const Tensor<3>& grad_o
     dk = g.key.data();
     dv = g.value.data();
   }
-  mha_backward<float>(g.query.data(), dk, dv, grads(), scratch_.data(), grad_output.data(), cache_.data(),
+  kernels::mha_backward<float>(g.query.data(), dk, dv, grads(), scratch_.data(), grad_output.data(), cache_.data(),
                       query.data(), key.data(), value.data(), drop, params(), d);
   return g;
 }

@@ -1,6 +1,6 @@
 // nn.MultiheadAttention over xtensor, with PyTorch 1.13's names, options,
 // initialisation and results (torch/nn/modules/activation.py; libtorch's
-// torch/nn/modules/activation.h). The maths is lib/nn/multihead_attention.hpp.
+// torch/nn/modules/activation.h). The maths is lib/kernels/multihead_attention.hpp.
 //
 //   attnlab::Generator gen(0);                                      // torch.manual_seed(0)
 //   attnlab::nn::MultiheadAttention mha(attnlab::nn::MultiheadAttentionOptions(100, 10), gen);
@@ -18,7 +18,7 @@
 
 #include "attnlab/nn/module.hpp"
 #include "attnlab/options.hpp"
-#include "nn/multihead_attention.hpp"
+#include "kernels/multihead_attention.hpp"
 
 namespace attnlab::nn {
 
@@ -93,7 +93,7 @@ struct MultiheadAttentionGradients {
 ///   bias; bias_k, bias_v (1, 1, E) with add_bias_kv; out_proj.weight (E, E);
 ///   out_proj.bias (E) with bias.
 /// The constructor initialises them from `gen` exactly as PyTorch 1.13 does
-/// (nn::mha_init), and keeps `gen` for the dropout masks of training-mode
+/// (kernels::mha_init), and keeps `gen` for the dropout masks of training-mode
 /// forwards, as PyTorch draws them from its default generator (so `gen` must
 /// outlive the module). Throws std::invalid_argument when num_heads does not
 /// divide embed_dim, a size is not positive, or dropout is outside [0, 1].
@@ -110,9 +110,9 @@ class MultiheadAttention : public Module {
   /// Throws std::invalid_argument naming the argument, the shape given and
   /// the shape expected when a shape does not fit.
   /// A query row whose keys are all blocked gets zero weights and a zero head
-  /// output where PyTorch returns NaN (lib/nn/multihead_attention.hpp).
+  /// output where PyTorch returns NaN (lib/kernels/multihead_attention.hpp).
   /// In eval mode with need_weights = false the flash path runs
-  /// (lib/nn/flash_attention.hpp: tiles and an online softmax, memory
+  /// (lib/kernels/flash_attention.hpp: tiles and an online softmax, memory
   /// O(L·E) instead of N·H·L·S' weights; the same output up to float
   /// rounding, ~1e-6); it keeps no cache, so backward() after it throws
   /// std::logic_error.
@@ -147,9 +147,9 @@ class MultiheadAttention : public Module {
 
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  MhaParams<float> params() const;
-  MhaGrads<float> grads() const;
-  MhaGrads<float> grads_of_values() const;
+  kernels::MhaParams<float> params() const;
+  kernels::MhaGrads<float> grads() const;
+  kernels::MhaGrads<float> grads_of_values() const;
   std::size_t need(std::size_t index, const char* name) const;
 
   MultiheadAttentionOptions options_;
@@ -159,7 +159,7 @@ class MultiheadAttention : public Module {
               bias_v_ = kNone, out_w_ = kNone, out_b_ = kNone;
   // what the last forward left for backward
   bool have_forward_ = false;
-  MhaDims dims_{};
+  kernels::MhaDims dims_{};
   std::vector<float> cache_, scratch_;
   std::vector<float> flash_;  // the flash path's workspace (eval mode, need_weights = false)
   std::vector<std::uint8_t> keep_;

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/layer_norm.hpp"
+#include "kernels/layer_norm.hpp"
 
 namespace attnlab::nn {
 
@@ -13,7 +13,7 @@ LayerNorm::LayerNorm(const LayerNormOptions& o, const Scope& scope) : Module(sco
                                 std::to_string(o.normalized_shape()));
   w_ = register_parameter("weight", {o.normalized_shape()});
   b_ = register_parameter("bias", {o.normalized_shape()});
-  layer_norm_init(value(w_), value(b_), o.normalized_shape());
+  kernels::layer_norm_init(value(w_), value(b_), o.normalized_shape());
 }
 
 void LayerNorm::check_last(const char* where, const std::vector<std::size_t>& shape) const {
@@ -26,7 +26,7 @@ void LayerNorm::forward_rows(float* out, const float* x, std::size_t rows) {
   mean_.resize(rows);
   rstd_.resize(rows);
   if (rows == 0) return;
-  layer_norm_forward(out, mean_.data(), rstd_.data(), x, static_cast<const float*>(value(w_)),
+  kernels::layer_norm_forward(out, mean_.data(), rstd_.data(), x, static_cast<const float*>(value(w_)),
                      static_cast<const float*>(value(b_)), int(rows), o_.normalized_shape(), o_.eps());
 }
 
@@ -35,7 +35,7 @@ void LayerNorm::backward_rows(float* dx, const float* dy, const float* x, std::s
     throw std::logic_error("LayerNorm::backward: the input has " + std::to_string(rows) +
                            " rows, the last forward had " + std::to_string(mean_.size()));
   if (rows == 0) return;
-  layer_norm_backward(dx, grad(w_), grad(b_), dy, mean_.data(), rstd_.data(), x, static_cast<const float*>(value(w_)),
+  kernels::layer_norm_backward(dx, grad(w_), grad(b_), dy, mean_.data(), rstd_.data(), x, static_cast<const float*>(value(w_)),
                       int(rows), o_.normalized_shape());
 }
 

@@ -1,5 +1,5 @@
 // nn.LayerNorm over xtensor, over the last dimension
-// (torch/nn/modules/normalization.py). The maths is lib/nn/layer_norm.hpp.
+// (torch/nn/modules/normalization.py). The maths is lib/kernels/layer_norm.hpp.
 #pragma once
 
 #include <vector>

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/positions.hpp"
+#include "kernels/positions.hpp"
 
 namespace attnlab::nn {
 
@@ -12,7 +12,7 @@ Tensor<2> sinusoidal_positions(int length, int d_model) {
     throw std::invalid_argument("sinusoidal_positions: length must be >= 0 and d_model >= 1, got " +
                                 std::to_string(length) + " and " + std::to_string(d_model));
   Tensor<2> pe = Tensor<2>::from_shape({std::size_t(length), std::size_t(d_model)});
-  sinusoidal_positions_fill(pe.data(), length, d_model);
+  kernels::sinusoidal_positions_fill(pe.data(), length, d_model);
   return pe;
 }
 
@@ -89,7 +89,7 @@ LearnedPositions::LearnedPositions(int max_len, int d_model, Generator& gen, con
     throw std::invalid_argument("LearnedPositions: max_len and d_model must be >= 1, got " + std::to_string(max_len) +
                                 " and " + std::to_string(d_model));
   w_ = register_parameter("weight", {max_len, d_model});
-  learned_positions_init(gen, value(w_), max_len, d_model);
+  kernels::learned_positions_init(gen, value(w_), max_len, d_model);
 }
 
 TensorView<2> LearnedPositions::weight() const {

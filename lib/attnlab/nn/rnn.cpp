@@ -5,9 +5,9 @@
 
 #include <xtensor/xmanipulation.hpp>
 
-#include "nn/gru.hpp"
-#include "nn/lstm.hpp"
-#include "nn/rnn.hpp"
+#include "kernels/gru.hpp"
+#include "kernels/lstm.hpp"
+#include "kernels/rnn.hpp"
 
 namespace attnlab::nn {
 
@@ -16,7 +16,7 @@ const char* cell_name(RecurrentCell c) { return c == RecurrentCell::rnn ? "RNN" 
 }  // namespace
 
 int Recurrent::gates() const {
-  return cell_ == RecurrentCell::rnn ? kRnnGates : cell_ == RecurrentCell::gru ? kGruGates : kLstmGates;
+  return cell_ == RecurrentCell::rnn ? kernels::kRnnGates : cell_ == RecurrentCell::gru ? kernels::kGruGates : kernels::kLstmGates;
 }
 
 Recurrent::Recurrent(RecurrentCell cell, const RNNOptions& o, Generator& gen, const Scope& scope)
@@ -29,7 +29,7 @@ Recurrent::Recurrent(RecurrentCell cell, const RNNOptions& o, Generator& gen, co
   w_hh_ = register_parameter("weight_hh_l0", {G * H, H});
   b_ih_ = register_parameter("bias_ih_l0", {G * H});
   b_hh_ = register_parameter("bias_hh_l0", {G * H});
-  recurrent_init(gen, value(w_ih_), value(w_hh_), value(b_ih_), value(b_hh_), G, I, H);
+  kernels::recurrent_init(gen, value(w_ih_), value(w_hh_), value(b_ih_), value(b_hh_), G, I, H);
 }
 
 RNNOutput Recurrent::forward(const Tensor<3>& input) {
@@ -51,18 +51,18 @@ RNNOutput Recurrent::forward(const Tensor<3>& input) {
   RNNOutput r;
   switch (cell_) {
     case RecurrentCell::rnn:
-      cache_.resize(rnn_cache_size(B, T, H));
-      rnn_forward(out.data(), cache_.data(), x, wi, wh, bi, bh, B, T, I, H);
+      cache_.resize(kernels::rnn_cache_size(B, T, H));
+      kernels::rnn_forward(out.data(), cache_.data(), x, wi, wh, bi, bh, B, T, I, H);
       break;
     case RecurrentCell::gru:
-      cache_.resize(gru_cache_size(B, T, H));
-      gru_forward(out.data(), cache_.data(), x, wi, wh, bi, bh, B, T, I, H);
+      cache_.resize(kernels::gru_cache_size(B, T, H));
+      kernels::gru_forward(out.data(), cache_.data(), x, wi, wh, bi, bh, B, T, I, H);
       break;
     case RecurrentCell::lstm:
-      cache_.resize(lstm_cache_size(B, T, H));
-      lstm_forward(out.data(), cache_.data(), x, wi, wh, bi, bh, B, T, I, H);
+      cache_.resize(kernels::lstm_cache_size(B, T, H));
+      kernels::lstm_forward(out.data(), cache_.data(), x, wi, wh, bi, bh, B, T, I, H);
       r.c_n = Tensor<3>::from_shape({1, std::size_t(B), std::size_t(H)});
-      lstm_last_cell(r.c_n.data(), static_cast<const float*>(cache_.data()), B, T, H);
+      kernels::lstm_last_cell(r.c_n.data(), static_cast<const float*>(cache_.data()), B, T, H);
       break;
   }
   r.h_n = Tensor<3>::from_shape({1, std::size_t(B), std::size_t(H)});
@@ -96,16 +96,16 @@ Tensor<3> Recurrent::backward(const Tensor<3>& grad_output, const Tensor<3>& inp
   float *gwi = grad(w_ih_), *gwh = grad(w_hh_), *gbi = grad(b_ih_), *gbh = grad(b_hh_);
   switch (cell_) {
     case RecurrentCell::rnn:
-      scratch_.resize(rnn_scratch_size(B, T, H));
-      rnn_backward(dx.data(), gwi, gwh, gbi, gbh, scratch_.data(), dy, cache_.data(), x, wi, wh, B, T, I, H);
+      scratch_.resize(kernels::rnn_scratch_size(B, T, H));
+      kernels::rnn_backward(dx.data(), gwi, gwh, gbi, gbh, scratch_.data(), dy, cache_.data(), x, wi, wh, B, T, I, H);
       break;
     case RecurrentCell::gru:
-      scratch_.resize(gru_scratch_size(B, T, H));
-      gru_backward(dx.data(), gwi, gwh, gbi, gbh, scratch_.data(), dy, cache_.data(), x, wi, wh, B, T, I, H);
+      scratch_.resize(kernels::gru_scratch_size(B, T, H));
+      kernels::gru_backward(dx.data(), gwi, gwh, gbi, gbh, scratch_.data(), dy, cache_.data(), x, wi, wh, B, T, I, H);
       break;
     case RecurrentCell::lstm:
-      scratch_.resize(lstm_scratch_size(B, T, H));
-      lstm_backward(dx.data(), gwi, gwh, gbi, gbh, scratch_.data(), dy, cache_.data(), x, wi, wh, B, T, I, H);
+      scratch_.resize(kernels::lstm_scratch_size(B, T, H));
+      kernels::lstm_backward(dx.data(), gwi, gwh, gbi, gbh, scratch_.data(), dy, cache_.data(), x, wi, wh, B, T, I, H);
       break;
   }
   if (bf) return dx;

@@ -1,6 +1,6 @@
 // nn.RNN, nn.GRU and nn.LSTM over xtensor: one layer, one direction, with
 // biases and a zero initial state (torch/nn/modules/rnn.py). The maths is
-// lib/nn/rnn.hpp, gru.hpp, lstm.hpp (batch-first kernels; a sequence-first
+// lib/kernels/rnn.hpp, gru.hpp, lstm.hpp (batch-first kernels; a sequence-first
 // input is transposed once per call).
 //
 //   attnlab::nn::LSTM lstm(attnlab::nn::LSTMOptions(8, 64).batch_first(true), gen);

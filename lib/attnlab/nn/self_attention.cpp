@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "nn/attention_cache.hpp"
-#include "nn/cost.hpp"
+#include "kernels/attention_cache.hpp"
+#include "kernels/cost.hpp"
 
 namespace attnlab::nn {
 
@@ -69,12 +69,12 @@ void MultiheadSelfAttention::step_rows(float* out, const float* x, Cache& cache,
   const int C = options_.embed_dim(), H = options_.num_heads();
   cache.check_room(kStep);
   Cache::KeyValues& kv = cache.next_key_values(cursor, C, kStep);
-  const KvCacheDims d{.B = cache.batch(), .C = C, .H = H, .L = cache.max_len()};
+  const kernels::KvCacheDims d{.B = cache.batch(), .C = C, .H = H, .L = cache.max_len()};
   const float* w = attn_.in_proj_weight().data();
   const float* bias = options_.bias() ? attn_.in_proj_bias().data() : nullptr;
-  const MhaParams<float> p = mha_packed<float>(w, bias, attn_.out_proj_weight().data(),
+  const kernels::MhaParams<float> p = kernels::mha_packed<float>(w, bias, attn_.out_proj_weight().data(),
                                                options_.bias() ? attn_.out_proj_bias().data() : nullptr, C);
-  attention_step(out, cache.scratch(attention_step_scratch_size(d)), kv.keys.data(), kv.values.data(),
+  kernels::attention_step(out, cache.scratch(kernels::attention_step_scratch_size(d)), kv.keys.data(), kv.values.data(),
                  cache.length(), x, p, d);
 }
 
@@ -98,7 +98,7 @@ Tensor<2> MultiheadSelfAttention::step(const Tensor<2>& x_t, Cache& cache) {
 
 std::size_t MultiheadSelfAttention::forward_macs(const std::vector<std::size_t>& s) const {
   const std::size_t B = s.size() == 3 ? s[0] : 1, T = s.size() == 3 ? s[1] : s.at(0);
-  return mha_forward_macs(B, T, T, std::size_t(options_.embed_dim()));
+  return kernels::mha_forward_macs(B, T, T, std::size_t(options_.embed_dim()));
 }
 
 }  // namespace attnlab::nn

@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/cost.hpp"
-#include "nn/multihead_attention.hpp"
+#include "kernels/cost.hpp"
+#include "kernels/multihead_attention.hpp"
 
 namespace attnlab::nn {
 
@@ -31,31 +31,31 @@ TransformerBlock::TransformerBlock(const TransformerBlockOptions& o, Generator& 
     throw std::invalid_argument("TransformerBlock: d_model, nhead and dim_feedforward must be >= 1, got " +
                                 std::to_string(o.d_model()) + ", " + std::to_string(o.nhead()) + " and " +
                                 std::to_string(o.dim_feedforward()));
-  mha_dims(1, 1, 1, o.d_model(), o.nhead());  // throws when nhead does not divide d_model
+  kernels::mha_dims(1, 1, 1, o.d_model(), o.nhead());  // throws when nhead does not divide d_model
   if (!(o.dropout() >= 0.0 && o.dropout() <= 1.0))
     throw std::invalid_argument("TransformerBlock: dropout probability has to be between 0 and 1, but got " +
                                 std::to_string(o.dropout()));
   const int C = o.d_model(), F = o.dim_feedforward();
-  const auto specs = o.norm_first() ? models::block_param_specs(C, F) : models::post_norm_block_param_specs(C, F);
+  const auto specs = o.norm_first() ? kernels::pre_norm_block_param_specs(C, F) : kernels::post_norm_block_param_specs(C, F);
   first_ = register_parameter(specs[0].name, specs[0].shape);
   for (std::size_t i = 1; i < specs.size(); ++i) register_parameter(specs[i].name, specs[i].shape);
   if (o.norm_first())
-    models::block_init(gen, pre_norm(false), C, F);
+    kernels::pre_norm_block_init(gen, pre_norm(false), C, F);
   else
-    models::post_norm_block_init(gen, post_norm(false), C, F);
+    kernels::post_norm_block_init(gen, post_norm(false), C, F);
 }
 
-models::BlockTensors<float> TransformerBlock::pre_norm(bool grads) const {
+kernels::PreNormTensors<float> TransformerBlock::pre_norm(bool grads) const {
   auto at = [&](std::size_t i) { return grads ? grad(first_ + i) : value(first_ + i); };
   return {at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11)};
 }
 
-models::PostNormTensors<float> TransformerBlock::post_norm(bool grads) const {
+kernels::PostNormTensors<float> TransformerBlock::post_norm(bool grads) const {
   auto at = [&](std::size_t i) { return grads ? grad(first_ + i) : value(first_ + i); };
   return {at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11)};
 }
 
-models::BlockDims TransformerBlock::dims(int B, int T) const {
+kernels::BlockDims TransformerBlock::dims(int B, int T) const {
   return {.B = B, .T = T, .C = o_.d_model(), .H = o_.nhead(), .F = o_.dim_feedforward(), .dropout = o_.dropout(),
           .causal = o_.causal()};
 }
@@ -67,9 +67,9 @@ void TransformerBlock::ensure_workspace(int B, int T) {
   ws_T_ = T;
   const int C = o_.d_model(), H = o_.nhead(), F = o_.dim_feedforward();
   if (o_.norm_first())
-    pre_ws_ = std::make_unique<models::BlockWorkspace<float>>(ws_batch_, T, C, H, F);
+    pre_ws_ = std::make_unique<kernels::PreNormWorkspace<float>>(ws_batch_, T, C, H, F);
   else
-    post_ws_ = std::make_unique<models::PostNormWorkspace<float>>(ws_batch_, T, C, H, F);
+    post_ws_ = std::make_unique<kernels::PostNormWorkspace<float>>(ws_batch_, T, C, H, F);
 }
 
 Tensor<3> TransformerBlock::forward(const Tensor<3>& x) {
@@ -80,9 +80,9 @@ Tensor<3> TransformerBlock::forward(const Tensor<3>& x) {
   Tensor<3> out = Tensor<3>::from_shape(x.shape());
   Generator* train = is_training() ? gen_ : nullptr;
   if (o_.norm_first())
-    models::transformer_block_forward(out.data(), *pre_ws_, x.data(), pre_norm(false), dims(B, T), train);
+    kernels::pre_norm_block_forward(out.data(), *pre_ws_, x.data(), pre_norm(false), dims(B, T), train);
   else
-    models::post_norm_block_forward(out.data(), *post_ws_, x.data(), post_norm(false), dims(B, T), train);
+    kernels::post_norm_block_forward(out.data(), *post_ws_, x.data(), post_norm(false), dims(B, T), train);
   last_B_ = B;
   last_T_ = T;
   return out;
@@ -100,10 +100,10 @@ Tensor<3> TransformerBlock::backward(const Tensor<3>& grad_output, const Tensor<
   check_shape(kBackward, "grad_output", shape_of(grad_output), want);
   Tensor<3> dx = xt::zeros<float>(x.shape());
   if (o_.norm_first())
-    models::transformer_block_backward(dx.data(), pre_norm(true), *pre_ws_, grad_output.data(), x.data(),
+    kernels::pre_norm_block_backward(dx.data(), pre_norm(true), *pre_ws_, grad_output.data(), x.data(),
                                        pre_norm(false), dims(last_B_, last_T_));
   else
-    models::post_norm_block_backward(dx.data(), post_norm(true), *post_ws_, grad_output.data(), x.data(),
+    kernels::post_norm_block_backward(dx.data(), post_norm(true), *post_ws_, grad_output.data(), x.data(),
                                      post_norm(false), dims(last_B_, last_T_));
   return dx;
 }
@@ -130,14 +130,14 @@ void TransformerBlock::step_rows(float* out, const float* x, Cache& cache, StepC
   cache.check_room(kStep);
   Cache::KeyValues& kv = cache.next_key_values(cursor, o_.d_model(), kStep);
   const int B = cache.batch(), C = o_.d_model(), H = o_.nhead(), F = o_.dim_feedforward(), L = cache.max_len();
-  const models::BlockDims d = dims(B, 1);
+  const kernels::BlockDims d = dims(B, 1);
   if (o_.norm_first()) {
-    float* scratch = cache.scratch(models::block_step_scratch_size(B, C, H, F, L));
-    models::transformer_block_step(out, scratch, kv.keys.data(), kv.values.data(), cache.length(), L, x,
+    float* scratch = cache.scratch(kernels::pre_norm_step_scratch_size(B, C, H, F, L));
+    kernels::pre_norm_block_step(out, scratch, kv.keys.data(), kv.values.data(), cache.length(), L, x,
                                    pre_norm(false), d);
   } else {
-    float* scratch = cache.scratch(models::post_norm_step_scratch_size(B, C, H, F, L));
-    models::post_norm_block_step(out, scratch, kv.keys.data(), kv.values.data(), cache.length(), L, x,
+    float* scratch = cache.scratch(kernels::post_norm_step_scratch_size(B, C, H, F, L));
+    kernels::post_norm_block_step(out, scratch, kv.keys.data(), kv.values.data(), cache.length(), L, x,
                                  post_norm(false), d);
   }
 }
@@ -163,7 +163,7 @@ Tensor<2> TransformerBlock::step(const Tensor<2>& x_t, Cache& cache) {
 std::size_t TransformerBlock::forward_macs(const std::vector<std::size_t>& s) const {
   const std::size_t B = s.size() == 3 ? s[0] : 1, T = s.size() == 3 ? s[1] : s.at(0);
   const std::size_t C = std::size_t(o_.d_model()), F = std::size_t(o_.dim_feedforward());
-  return mha_forward_macs(B, T, T, C) + 2 * linear_forward_macs(B * T, C, F);
+  return kernels::mha_forward_macs(B, T, T, C) + 2 * kernels::linear_forward_macs(B * T, C, F);
 }
 
 }  // namespace attnlab::nn

@@ -32,8 +32,8 @@
 #include "attnlab/nn/cache.hpp"
 #include "attnlab/nn/module.hpp"
 #include "attnlab/options.hpp"
-#include "models/post_norm_block.hpp"
-#include "models/transformer_block.hpp"
+#include "kernels/post_norm_block.hpp"
+#include "kernels/pre_norm_block.hpp"
 
 namespace attnlab::nn {
 
@@ -84,16 +84,16 @@ class TransformerBlock : public Module {
   std::size_t forward_macs(const std::vector<std::size_t>& input_shape) const;
 
  private:
-  models::BlockDims dims(int B, int T) const;
-  models::BlockTensors<float> pre_norm(bool grads) const;
-  models::PostNormTensors<float> post_norm(bool grads) const;
+  kernels::BlockDims dims(int B, int T) const;
+  kernels::PreNormTensors<float> pre_norm(bool grads) const;
+  kernels::PostNormTensors<float> post_norm(bool grads) const;
   void ensure_workspace(int B, int T);
 
   TransformerBlockOptions o_;
   Generator* gen_;
   std::size_t first_;  // index of the first parameter in the store; the rest follow in order
-  std::unique_ptr<models::BlockWorkspace<float>> pre_ws_;
-  std::unique_ptr<models::PostNormWorkspace<float>> post_ws_;
+  std::unique_ptr<kernels::PreNormWorkspace<float>> pre_ws_;
+  std::unique_ptr<kernels::PostNormWorkspace<float>> post_ws_;
   int ws_batch_ = 0, ws_T_ = 0;
   int last_B_ = 0, last_T_ = 0;  // the last forward's shape, 0 = none
 };

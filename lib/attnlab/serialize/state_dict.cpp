@@ -35,10 +35,10 @@ std::set<std::string> npy_keys(const fs::path& folder) {
 
 }  // namespace
 
-std::vector<nn::NamedParameter> state_dict(nn::Parameters& params) {
+std::vector<nn::NamedParameter> state_dict(kernels::Parameters& params) {
   std::vector<nn::NamedParameter> out;
   for (std::size_t i = 0; i < params.info().size(); ++i) {
-    const nn::ParamInfo& info = params.info()[i];
+    const kernels::ParamInfo& info = params.info()[i];
     out.push_back({info.name, std::vector<std::size_t>(info.shape.begin(), info.shape.end()), params.value(i),
                    params.grad(i)});
   }
@@ -136,11 +136,11 @@ void load_state_dict(const std::vector<nn::NamedParameter>& state, const fs::pat
   }
 }
 
-void save_state_dict(nn::Parameters& params, const fs::path& folder) { save_state_dict(state_dict(params), folder); }
+void save_state_dict(kernels::Parameters& params, const fs::path& folder) { save_state_dict(state_dict(params), folder); }
 void save_state_dict(const nn::Module& module, const fs::path& folder) {
   save_state_dict(module.named_parameters(), folder);
 }
-void load_state_dict(nn::Parameters& params, const fs::path& folder) { load_state_dict(state_dict(params), folder); }
+void load_state_dict(kernels::Parameters& params, const fs::path& folder) { load_state_dict(state_dict(params), folder); }
 void load_state_dict(const nn::Module& module, const fs::path& folder) {
   load_state_dict(module.named_parameters(), folder);
 }

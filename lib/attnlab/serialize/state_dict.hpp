@@ -17,7 +17,7 @@ namespace attnlab {
 
 /// The keys, shapes and values of every parameter in a flat buffer (a whole
 /// model's state_dict), in declaration order.
-std::vector<nn::NamedParameter> state_dict(nn::Parameters& params);
+std::vector<nn::NamedParameter> state_dict(kernels::Parameters& params);
 
 /// Writes each entry to folder/<name>.npy (float32, C order, numpy's format
 /// 1.0), creating the folder if needed. Each file is written to a temporary
@@ -27,7 +27,7 @@ std::vector<nn::NamedParameter> state_dict(nn::Parameters& params);
 /// state, naming them (a later load would refuse them as extra keys).
 /// Throws std::runtime_error naming the file when a write fails.
 void save_state_dict(const std::vector<nn::NamedParameter>& state, const std::filesystem::path& folder);
-void save_state_dict(nn::Parameters& params, const std::filesystem::path& folder);
+void save_state_dict(kernels::Parameters& params, const std::filesystem::path& folder);
 void save_state_dict(const nn::Module& module, const std::filesystem::path& folder);
 
 /// Reads folder/<name>.npy into every entry, as PyTorch's load_state_dict
@@ -38,7 +38,7 @@ void save_state_dict(const nn::Module& module, const std::filesystem::path& fold
 /// Everything is checked and read before any value is written, so a refused
 /// load leaves the parameters as they were.
 void load_state_dict(const std::vector<nn::NamedParameter>& state, const std::filesystem::path& folder);
-void load_state_dict(nn::Parameters& params, const std::filesystem::path& folder);
+void load_state_dict(kernels::Parameters& params, const std::filesystem::path& folder);
 void load_state_dict(const nn::Module& module, const std::filesystem::path& folder);
 
 }  // namespace attnlab
