@@ -22,17 +22,13 @@
 #include "sweep/run_one.hpp"
 #include "sweep/run_dir.hpp"
 #include "sweep/slurm_launcher.hpp"
+#include "sweep/slurm_sweep.hpp"
 
 namespace attnlab::cli {
 
 using namespace attnlab::sweep;
 
 namespace {
-
-std::string what(const Plan& plan, const PlannedRun& run) {
-  const std::string params = describe(plan, run);
-  return params.empty() ? fmt::format("run {}", run.index) : fmt::format("run {} ({})", run.index, params);
-}
 
 // A run's error under its status, without the status said twice: a diverged
 // run's error already begins "diverged: row ...".
@@ -83,12 +79,12 @@ int report_outcome(const Plan& plan, const std::vector<RunState>& states, const 
   for (std::size_t i = 0; i < plan.runs.size(); ++i) {
     if (is_failure(states[i].status)) {
       ++n_failed;
-      failed += fmt::format("\n  {} {}: {} ({})", what(plan, plan.runs[i]), status_name(states[i].status),
+      failed += fmt::format("\n  {} {}: {} ({})", describe_run(plan, plan.runs[i]), status_name(states[i].status),
                             reason(states[i].status, states[i].result.value("error", "")),
                             (run_path(dir, plan.runs[i].hash) / kStderrFile).string());
     } else if (states[i].status != Status::done) {
       ++n_missing;
-      if (n_missing <= 10) missing += "\n  " + what(plan, plan.runs[i]);
+      if (n_missing <= 10) missing += "\n  " + describe_run(plan, plan.runs[i]);
     }
   }
   if (n_failed)
@@ -106,32 +102,6 @@ int interrupted_exit(int sig, const Plan& plan, const std::vector<RunState>& sta
                            sig == SIGINT ? "Ctrl-C (SIGINT)" : "SIGTERM", plan_summary(plan.runs.size(), count(states)));
   return 128 + sig;
 }
-
-// Reports, while waiting for Slurm, each run that ended since the last look.
-struct Watcher {
-  const Plan& plan;
-  const fs::path& dir;
-  std::vector<std::size_t> positions;  // the runs submitted
-  std::vector<std::pair<Status, std::string>> seen;  // status, and the result's end time (a rerun's is new)
-  Progress& progress;
-
-  bool look() {
-    for (std::size_t k = 0; k < positions.size(); ++k) {
-      const auto& run = plan.runs[positions[k]];
-      const fs::path d = run_path(dir, run.hash);
-      const RunState s = inspect(d, run.spec);
-      const std::pair<Status, std::string> now{s.status, s.result.is_object() ? s.result.value("end", "") : ""};
-      if (now == seen[k]) continue;
-      if (s.status == Status::running) progress.started();
-      if (s.status == Status::done) progress.finished_ok(what(plan, run), s.result.value("seconds", 0.0));
-      if (is_failure(s.status)) progress.finished_failed(what(plan, run), s.result.value("error", ""),
-                                                          (d / kStderrFile).string());
-      seen[k] = now;
-    }
-    progress.tick();
-    return true;
-  }
-};
 
 }  // namespace
 
@@ -213,7 +183,7 @@ int sweep_command(const SweepOptions& o) {
   for (const auto& r : plan.runs) specs.push_back(r.spec);
   for (std::size_t i = 0; i < plan.runs.size(); ++i)
     if (states[i].status != Status::done)
-      jobs.push_back({i, run_path(dir, plan.runs[i].hash), what(plan, plan.runs[i])});
+      jobs.push_back({i, run_path(dir, plan.runs[i].hash), describe_run(plan, plan.runs[i])});
   const Counts before = count(states);
   std::cerr << fmt::format("attnlab: sweep: {}: {} in {}\n", o.spec, plan_summary(plan.runs.size(), before),
                            dir.string());
@@ -231,61 +201,13 @@ int sweep_command(const SweepOptions& o) {
     }
     process::catch_interrupts();
     if (slurm) {
-      const fs::path slurm_dir = dir / "slurm";
-      fs::create_directories(slurm_dir);
-      SlurmOptions so;
-      so.max_parallel = o.sub->count("--jobs") ? static_cast<std::size_t>(o.jobs) : 0;
-      so.options = o.slurm_options;
-      so.attnlab = attnlab;
-      so.job_name = "attnlab-" + fs::path(o.spec).stem().string();
-      std::vector<fs::path> dirs;
-      for (const auto& j : jobs) dirs.push_back(j.dir);
-      const fs::path script = slurm_dir / "array.sbatch";
-      report::write_file_atomically(
-          script.string(),
-          array_script(dirs, slurm_dir, so, fmt::format("attnlab sweep {}: {} pending runs", o.spec, jobs.size())));
-      std::string sbatch = process::find_program("sbatch");
-      const auto commands = submit_commands(sbatch.empty() ? "sbatch" : sbatch, jobs.size(), script, so);
-      if (o.dry_run) {
-        std::string lines;
-        for (const auto& argv : commands) {
-          std::string l;
-          for (const auto& a : argv) l += (l.empty() ? "" : " ") + process::shell_quote(a);
-          lines += l + "\n";
-        }
-        write_stdout(lines);
-        std::cerr << "attnlab: sweep: wrote " << script.string() << " (" << jobs.size()
-                  << " runs); not submitted (--dry-run)\n";
-        return kOk;
-      }
-      if (sbatch.empty()) throw std::runtime_error("sbatch is not on PATH; is this a Slurm login node?");
-      const auto ids = submit(commands, slurm_dir);
-      std::cerr << fmt::format("attnlab: sweep: submitted job array {} ({} runs{}); output in {}\n",
-                               fmt::join(ids, ", "), jobs.size(),
-                               so.max_parallel ? fmt::format(", at most {} at once", so.max_parallel) : "",
-                               slurm_dir.string());
-      if (!o.wait) {
-        if (plotting) std::cerr << "attnlab: sweep: no figures yet (without --wait); run this sweep again with --plot to draw them\n";
-        std::cerr << "attnlab: sweep: run this sweep again once the jobs have ended (squeue --jobs="
-                  << fmt::format("{}", fmt::join(ids, ",")) << ") to collect the results\n";
-        return kOk;
-      }
-      Progress progress(stderr, ::isatty(STDERR_FILENO), before);
-      Watcher watcher{plan, dir, {}, {}, progress};
-      for (const auto& j : jobs) {
-        watcher.positions.push_back(j.position);
-        const auto& r = states[j.position].result;
-        watcher.seen.push_back({states[j.position].status, r.is_object() ? r.value("end", "") : ""});
-      }
-      wait_for_jobs(ids, slurm_dir, [&] { return watcher.look(); });
-      watcher.look();
-      progress.close();
+      const SlurmOutcome out = run_on_slurm(
+          plan, jobs, states, before,
+          {.spec_file = o.spec, .dir = dir, .max_parallel = o.sub->count("--jobs") ? static_cast<std::size_t>(o.jobs) : 0,
+           .options = o.slurm_options, .attnlab = attnlab, .dry_run = o.dry_run, .wait = o.wait, .plotting = plotting});
+      if (!out.stdout_text.empty()) write_stdout(out.stdout_text);
+      if (out.exit) return *out.exit;
       states = inspect_all(plan, dir);
-      if (process::interrupted()) {
-        std::cerr << "attnlab: sweep: stopped waiting; the jobs go on (scancel " << fmt::format("{}", fmt::join(ids, " "))
-                  << " stops them). Run this sweep again to collect.\n";
-        return 128 + process::interrupted();
-      }
     } else {
       Progress progress(stderr, ::isatty(STDERR_FILENO), before);
       LocalOptions lo{o.jobs, o.fail_fast, attnlab};

@@ -49,6 +49,11 @@ std::vector<std::string> group_keys(const Plan& plan) {
   return keys;
 }
 
+std::string describe_run(const Plan& plan, const PlannedRun& run) {
+  const std::string params = describe(plan, run);
+  return params.empty() ? fmt::format("run {}", run.index) : fmt::format("run {} ({})", run.index, params);
+}
+
 std::string describe(const Plan& plan, const PlannedRun& run, bool all) {
   std::string out;
   for (std::size_t i = 0; i < run.params.size(); ++i) {

@@ -59,6 +59,9 @@ std::vector<std::string> group_keys(const Plan& plan);
 /// `all`), as overrides are written.
 std::string describe(const Plan& plan, const PlannedRun& run, bool all = false);
 
+/// "run 3 (seed=3)", or "run 3" when nothing is swept: a run in messages.
+std::string describe_run(const Plan& plan, const PlannedRun& run);
+
 inline constexpr std::size_t kMaxRuns = 100000;
 
 }  // namespace attnlab::sweep
