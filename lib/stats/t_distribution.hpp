@@ -15,7 +15,9 @@ namespace attnlab::stats {
 double t_cdf(double x, double df);
 
 /// The x with P(T ≤ x) = p: stats.t.ppf(p, df) in SciPy; t_quantile(0.975,
-/// n − 1) is the multiplier of a 95 % interval of a mean of n values.
+/// n − 1) is the multiplier of a 95 % interval of a mean of n values. Equal
+/// to mpmath's 50-digit value to 1e-12 relative in the tests; SciPy 1.10's
+/// t.ppf is up to 2.6e-9 (relative) off the exact value on the same grid.
 /// Throws std::invalid_argument when p is not in (0, 1) (the quantiles of 0
 /// and 1 are infinite) or df is not finite and > 0.
 double t_quantile(double p, double df);
