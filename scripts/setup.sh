@@ -11,6 +11,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev libopenblas-pthread-dev
   libgtest-dev libbenchmark-dev
+  # Student's t CDF and quantile for the confidence intervals and tests of lib/stats (headers only)
+  libboost-math-dev
   # running sweeps elsewhere: a one-node Slurm cluster in CI, GNU parallel
   slurm-wlm munge parallel
   # figures (--plot, attnlab plot): gnuplot without X, and the font every figure names;
