@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   cmake g++ make
   libcli11-dev nlohmann-json3-dev libfmt-dev
-  libxtensor-dev libxtensor-blas-dev libxsimd-dev libopenblas-dev libopenblas-pthread-dev
+  libxtensor-dev libxsimd-dev libopenblas0-pthread
   libgtest-dev libbenchmark-dev
   # Student's t CDF and quantile for the confidence intervals and tests of lib/stats (headers only)
   libboost-math-dev

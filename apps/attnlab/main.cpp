@@ -4,21 +4,24 @@
 // Each subcommand lives in a file of its own (commands.hpp).
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <iostream>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "spec/spec_error.hpp"
-#include "tensor/blas_core.hpp"
+#include "tensor/openblas.hpp"
 #include "tensor/sgemm_tiles.hpp"
 
 int main(int argc, char** argv) {
   using namespace attnlab::cli;
   CLI::App app{"attnlab: the attention chapter's experiments, reproduced against PyTorch 1.13"};
   // The kernels that decide a trained table's last digits (README, "Checking the chapter in CI").
-  app.set_version_flag("--version", std::string("attnlab ") + ATTNLAB_VERSION + " (built for " + ATTNLAB_ARCH +
-                                        ", sgemm tiles " + attnlab::tensor::detail::sgemm_tiles_isa() +
-                                        ", OpenBLAS kernels " + attnlab::tensor::blas_core() + ")");
+  // Asked for only when --version is given: naming OpenBLAS's kernels loads it.
+  app.set_version_flag("--version", std::function<std::string()>([] {
+    return std::string("attnlab ") + ATTNLAB_VERSION + " (built for " + ATTNLAB_ARCH + ", sgemm tiles " +
+           attnlab::tensor::detail::sgemm_tiles_isa() + ", OpenBLAS kernels " + attnlab::tensor::blas_core() + ")";
+  }));
   app.require_subcommand(1);
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("attnlab: error: ") + e.what() + "\nRun 'attnlab --help' for usage and examples.\n";

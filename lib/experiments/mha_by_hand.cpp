@@ -3,11 +3,12 @@
 #include <cmath>
 #include <limits>
 
-#include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xreducer.hpp>
 #include <xtensor/xsort.hpp>
 #include <xtensor/xview.hpp>
+
+#include "tensor/gemm.hpp"
 
 namespace attnlab::experiments {
 
@@ -21,7 +22,11 @@ xt::xtensor<float, 3> linear(const xt::xtensor<float, 3>& X, const xt::xtensor<f
                              const xt::xtensor<float, 1>& b) {
   const std::size_t L = X.shape()[0], B = X.shape()[1], In = X.shape()[2], Out = W.shape()[0];
   const xt::xtensor<float, 2> X2 = xt::reshape_view(X, {L * B, In});
-  xt::xtensor<float, 2> Y = xt::linalg::dot(X2, xt::transpose(W));
+  const xt::xtensor<float, 2> Wc = W;  // contiguous
+  // OpenBLAS for every shape, as F.linear's matmul: these figures are compared with PyTorch's
+  xt::xtensor<float, 2> Y = xt::zeros<float>({L * B, Out});
+  attnlab::tensor::sgemm_openblas(false, true, int(L * B), int(Out), int(In), 1.f, X2.data(), int(In), Wc.data(),
+                                  int(In), 0.f, Y.data(), int(Out));
   if (b.size()) Y += xt::view(b, newaxis(), all());
   return xt::reshape_view(Y, {L, B, Out});
 }
@@ -37,7 +42,10 @@ xt::xtensor<float, 3> bmm(const xt::xtensor<float, 3>& a, const xt::xtensor<floa
   xt::xtensor<float, 3> out = xt::zeros<float>({a.shape()[0], a.shape()[1], b.shape()[2]});
   for (std::size_t n = 0; n < a.shape()[0]; ++n) {
     const xt::xtensor<float, 2> an = xt::view(a, n, all(), all()), bn = xt::view(b, n, all(), all());
-    xt::view(out, n, all(), all()) = xt::linalg::dot(an, bn);
+    const int I = int(an.shape()[0]), K = int(an.shape()[1]), J = int(bn.shape()[1]);
+    xt::xtensor<float, 2> on = xt::zeros<float>({std::size_t(I), std::size_t(J)});
+    attnlab::tensor::sgemm_openblas(false, false, I, J, K, 1.f, an.data(), K, bn.data(), J, 0.f, on.data(), J);
+    xt::view(out, n, all(), all()) = on;
   }
   return out;
 }

@@ -16,7 +16,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "resources/program_layout.hpp"
 
 namespace attnlab::process {
 
@@ -135,16 +134,7 @@ std::string self_executable() {
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) throw std::runtime_error(std::string("cannot find the attnlab binary (/proc/self/exe): ") +
                                        std::strerror(errno));
-  const std::string program(buf, static_cast<std::size_t>(n));
-  const std::string beside = std::string("/") + resources::kProgramBesideLauncher;
-  if (program.size() > beside.size() && program.ends_with(beside)) {
-    const std::string launcher =
-        program.substr(0, program.size() - beside.size() + 1) + resources::kLauncherName;
-    struct stat st {};
-    if (::stat(launcher.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(launcher.c_str(), X_OK) == 0)
-      return launcher;
-  }
-  return program;
+  return std::string(buf, static_cast<std::size_t>(n));
 }
 
 std::string find_program(const std::string& name) {

@@ -39,12 +39,9 @@ std::optional<ExitStatus> poll_exit(pid_t pid);
 /// Waits for the child to end (a signal caught meanwhile does not stop the wait).
 ExitStatus wait_exit(pid_t pid);
 
-/// The absolute path of the attnlab binary every launcher starts again for
-/// each run: the `attnlab` launcher when the running program (/proc/self/exe)
-/// sits beside one at resources::kProgramBesideLauncher, as a build puts it,
-/// so printed and submitted commands are what a user types; else the
-/// running program itself (it sets its own environment then, process_env.hpp).
-/// Throws std::runtime_error when /proc/self/exe is unreadable.
+/// The absolute path of the running program (/proc/self/exe): the attnlab
+/// binary every launcher starts again for each run. Throws
+/// std::runtime_error when /proc/self/exe is unreadable.
 std::string self_executable();
 
 /// The absolute path of `name` found on $PATH (as a shell would), or "".

@@ -1,11 +1,18 @@
 #include "tensor/gemm.hpp"
 
-#include <cblas.h>
-
-#include "tensor/blas_core.hpp"
+#include "tensor/openblas.hpp"
 #include "tensor/sgemm_tiles.hpp"
 
 namespace attnlab::tensor {
+
+namespace {
+
+// CBLAS's enum values (cblas.h: CblasRowMajor, CblasNoTrans, CblasTrans),
+// passed as ints since the library is loaded, not linked.
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+int op(bool trans) { return trans ? kTrans : kNoTrans; }
+
+}  // namespace
 
 template <>
 void gemm<float>(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A,
@@ -21,19 +28,15 @@ void gemm<float>(bool trans_a, bool trans_b, int M, int N, int K, float alpha, c
 
 void sgemm_openblas(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,
                     const float* B, int ldb, float beta, float* C, int ldc) {
-  blas_core();  // the kernels are chosen before the first product (one load after that)
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  openblas().sgemm(kRowMajor, op(trans_a), op(trans_b), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 template <>
 void gemm<double>(bool trans_a, bool trans_b, int M, int N, int K, double alpha, const double* A,
                   int lda, const double* B, int ldb, double beta, double* C, int ldc) {
-  blas_core();
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  openblas().dgemm(kRowMajor, op(trans_a), op(trans_b), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-void set_blas_threads(int n) { openblas_set_num_threads(n); }
+void set_blas_threads(int n) { openblas().set_num_threads(n); }
 
 }  // namespace attnlab::tensor

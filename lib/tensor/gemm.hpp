@@ -1,7 +1,6 @@
-// Row-major general matrix product, the one door to BLAS.
-//
-// OpenBLAS's <cblas.h> clashes with xtensor-blas's declarations, so it is
-// included only in gemm.cpp; everything else calls these wrappers.
+// Row-major general matrix product, the one door to BLAS: attnlab's own
+// tiles for the shapes they take (sgemm_tiles.hpp), OpenBLAS for the rest
+// (openblas.hpp: loaded by the first product that needs it).
 #pragma once
 
 namespace attnlab::tensor {
@@ -22,10 +21,10 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
 void sgemm_openblas(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,
                     const float* B, int ldb, float beta, float* C, int ldc);
 
-/// OpenBLAS's thread count; blas_core() sets 1 at load time. attnlab
-/// parallelises across independent runs and row shares instead
-/// (xtensor_notes.md: a second BLAS thread at our shapes is sometimes slower
-/// and always burns a core spinning).
+/// OpenBLAS's thread count (loading it if need be; openblas.hpp); it loads with
+/// 1. attnlab parallelises across independent runs and row shares instead
+/// (docs/xtensor.md: a second BLAS thread at our shapes is sometimes slower
+/// and always burns a core spinning). Throws as openblas() does.
 void set_blas_threads(int n);
 
 }  // namespace attnlab::tensor

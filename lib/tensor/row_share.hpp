@@ -1,6 +1,6 @@
 // One product's rows split between threads without moving a single bit.
 //
-// OpenBLAS's sgemm kernels (the Haswell set blas_core.hpp pins) sum a row's
+// OpenBLAS's sgemm kernels (the Haswell set openblas.hpp pins) sum a row's
 // terms in an order that depends on where the row falls in the kernel's
 // blocks of rows: a product of rows [0, 2048) and one of [2048, 4096) give
 // ~2 % of the elements of rows 2040..4095 other last bits than one product

@@ -102,8 +102,8 @@ TEST(Limits, NoHangUnderAVirtualMemoryLimit) {
   EXPECT_EQ(v.o.exit_code, 0) << v.o.err;
   EXPECT_EQ(v.o.out.rfind("attnlab 0.1.0 (", 0), 0u) << v.o.out;
   EXPECT_LT(v.seconds, 5.0);
-  // A user's own thread count would start the workers again; the launcher
-  // starts the program with OPENBLAS_NUM_THREADS=1 (apps/attnlab/process_env.hpp).
+  // A user's own thread count would start the workers again; the program
+  // sets OPENBLAS_NUM_THREADS=1 for the load (startup/process_env.hpp, tensor/openblas.hpp).
   const Timed v4 = limited("150000", "--version", "OPENBLAS_NUM_THREADS=4 ");
   EXPECT_EQ(v4.o.exit_code, 0) << v4.o.err;
   EXPECT_LT(v4.seconds, 5.0);

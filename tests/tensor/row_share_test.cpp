@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "tensor/blas_core.hpp"
+#include "tensor/openblas.hpp"
 #include "tensor/gemm.hpp"
 
 namespace attnlab::tensor {

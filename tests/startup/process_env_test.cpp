@@ -1,6 +1,8 @@
-// The environment attnlab's program runs in (apps/attnlab/process_env.hpp):
-// its glibc malloc settings put a training run's buffers on transparent huge
-// pages, so the run takes far fewer page faults, and prints the same bytes.
+// The environment attnlab's program runs in (startup/startup.hpp): its glibc
+// malloc settings put a training run's buffers on transparent huge pages, so
+// the run takes far fewer page faults and prints the same bytes; the re-exec
+// that sets them keeps the process's name; OpenBLAS loads only when a product
+// needs it, once, with its settings.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -73,7 +76,7 @@ TEST(ProcessEnv, TheHeapStartsOnAHugePage) {
   const std::string thp = thp_setting();
   if (thp.empty() || thp.find("[never]") != std::string::npos)
     GTEST_SKIP() << "transparent huge pages are off here (" << thp << "): the heap is in 4 KiB pages either way";
-  // apps/attnlab/heap_start.cpp moves the program break to a 2 MiB boundary
+  // startup/heap_start.cpp moves the program break to a 2 MiB boundary
   // before malloc starts, so a training run's first buffers land on a huge
   // page. A one-epoch run then faults about as often as `attnlab list` (the
   // loading of both images): measured 530-536 against 466-502; with the
@@ -115,17 +118,47 @@ TEST(ProcessEnv, TheReexecKeepsTheProcessName) {
   // The kernel names a process after the file it exec'd (/proc/PID/comm, 15
   // characters at most), and `ps`, `top`, `pgrep attnlab` and `killall
   // attnlab` go by that name: a re-exec of /proc/self/exe would make it "exe".
-  // Through the launcher the program's file (libexec/attnlab/attnlab) names
-  // it; started on its own without its environment, its re-exec does.
+  // Started with its environment there is no re-exec; without it, the
+  // re-exec keeps the name.
   const std::string expected = std::filesystem::path(ATTNLAB_BINARY).filename().string().substr(0, 15);
   EXPECT_EQ(exited_process_name(ATTNLAB_BINARY, environ), expected);
-  std::vector<char*> bare;  // this environment without the two the re-exec sets
+  std::vector<char*> bare;  // this environment without the three the re-exec sets
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
-    if (entry.rfind("OPENBLAS_NUM_THREADS=", 0) != 0 && entry.rfind("GLIBC_TUNABLES=", 0) != 0) bare.push_back(*e);
+    if (entry.rfind("OPENBLAS_NUM_THREADS=", 0) != 0 && entry.rfind("OPENBLAS_CORETYPE=", 0) != 0 &&
+        entry.rfind("GLIBC_TUNABLES=", 0) != 0)
+      bare.push_back(*e);
   }
   bare.push_back(nullptr);
-  EXPECT_EQ(exited_process_name(ATTNLAB_PROGRAM, bare.data()), expected);
+  EXPECT_EQ(exited_process_name(ATTNLAB_BINARY, bare.data()), expected);
+}
+
+// How often the dynamic loader mapped OpenBLAS in a run (LD_DEBUG=files names
+// each library it maps, in every image of the process).
+int openblas_loads(const std::string& args, const ScratchDir& dir, Outcome* out = nullptr) {
+  const Outcome o = run_attnlab(args, dir, "", "env -u OPENBLAS_NUM_THREADS -u OPENBLAS_CORETYPE LD_DEBUG=files ");
+  if (out) *out = o;
+  int n = 0;  // lines "PID: file=.../libopenblas.so.0 [0];  generating link map": one per mapping
+  std::istringstream lines(o.err);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("libopenblas") != std::string::npos && line.find("generating link map") != std::string::npos) ++n;
+  return n;
+}
+
+TEST(ProcessEnv, OpenBlasLoadsOnlyForAProductAndOnlyOnce) {
+#ifdef ATTNLAB_SANITIZED_BUILD
+  GTEST_SKIP() << "the sanitizers' runtimes change what the loader maps";
+#endif
+  // Linked, OpenBLAS was mapped and relocated in both images of every run
+  // (13,922 symbol references); loaded by tensor/openblas.cpp, a run that
+  // multiplies nothing never maps it, and one that does maps it once, in the
+  // image that runs, with one thread and the Haswell kernels.
+  ScratchDir dir("openblas_load");
+  Outcome list, version;
+  EXPECT_EQ(openblas_loads("list", dir, &list), 0) << list.err.substr(0, 2000);
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_EQ(openblas_loads("--version", dir, &version), 1) << version.err.substr(0, 4000);
+  EXPECT_NE(version.out.find("OpenBLAS kernels Haswell"), std::string::npos) << version.out;
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
-#include "heap_start.hpp"
+#include "startup/heap_start.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdint>
 
-namespace attnlab::cli {
+namespace attnlab::startup {
 
 namespace {
 
@@ -33,4 +33,4 @@ void align_heap_to_huge_page() {
   if (gap != 0) static_cast<void>(sbrk(static_cast<intptr_t>(gap)));  // failed: malloc starts where it would have
 }
 
-}  // namespace attnlab::cli
+}  // namespace attnlab::startup

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace attnlab::resources {
+namespace attnlab::startup {
 
 /// What attnlab adds to GLIBC_TUNABLES (glibc manual, "Memory Allocation
 /// Tunables"; glibc 2.35+ for hugetlb):
@@ -25,7 +25,7 @@ namespace attnlab::resources {
 /// Why: the first touch of a 4 KiB page costs 10.5 us on this course's 2-core
 /// VM, of a 2 MiB huge page 0.25 us per 4 KiB (tests/cli/limits_test.cpp
 /// counts the faults). Every allocation's bytes and every output are the same.
-/// Constant-initialised: apps/attnlab/process_env.cpp reads it before any
+/// Constant-initialised: startup/process_env.cpp reads it before any
 /// constructor has run.
 inline constexpr std::array<std::string_view, 3> kMallocTunables = {
     "glibc.malloc.hugetlb=1",
@@ -40,10 +40,10 @@ inline constexpr std::array<std::string_view, 3> kMallocTunables = {
 std::string malloc_tunables(std::string_view current);
 
 /// The same, written into `out` without allocating; nullopt when it needs
-/// more than out.size() bytes. For apps/attnlab/process_env.cpp, which runs
+/// more than out.size() bytes. For startup/process_env.cpp, which runs
 /// before any constructor and before `environ` is set, when an LD_PRELOAD'ed
 /// malloc that reads its settings on its first call (jemalloc's MALLOC_CONF,
 /// tests/cli/malloc_cap.cc) would read none.
 std::optional<std::string_view> malloc_tunables(std::string_view current, std::span<char> out);
 
-}  // namespace attnlab::resources
+}  // namespace attnlab::startup

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "resources/malloc_tunables.hpp"
+#include "startup/malloc_tunables.hpp"
 
-namespace attnlab::resources {
+namespace attnlab::startup {
 namespace {
 
 TEST(MallocTunables, UnsetGetsAllThree) {
@@ -55,4 +55,4 @@ TEST(MallocTunables, IntoABufferWithoutAllocating) {
 }
 
 }  // namespace
-}  // namespace attnlab::resources
+}  // namespace attnlab::startup

@@ -1,8 +1,8 @@
-#include "resources/malloc_tunables.hpp"
+#include "startup/malloc_tunables.hpp"
 
 #include <algorithm>
 
-namespace attnlab::resources {
+namespace attnlab::startup {
 
 namespace {
 
@@ -46,4 +46,4 @@ std::string malloc_tunables(std::string_view current) {
   return out;
 }
 
-}  // namespace attnlab::resources
+}  // namespace attnlab::startup
