@@ -16,7 +16,7 @@ Writes, each with a "_generated_by" field:
                                  masks in PyTorch's order), and the gradient of sum(out * g) for the input
                                  and every parameter; one case with a causal src_mask.
   data/kernels/additive_attention.json  the twin AdditiveAttention module below (Bahdanau et al. 2015, §3.1 and
-                                 Appendix A.1.2; seed page 003's f(u, v) = tanh(u W1 + v W2) b): init after
+                                 Appendix A.1.2; the nn.MultiheadAttention page's (data/sources/torch_mha_page.txt) f(u, v) = tanh(u W1 + v W2) b): init after
                                  manual_seed(0), then context and weights for a batch with a key padding
                                  mask (one query per sequence, as a decoder step, and T queries at once),
                                  and the gradients of sum(context * g) + sum(weights * gw).
@@ -25,7 +25,7 @@ Writes, each with a "_generated_by" field:
                                  example (13.3024) and batched cases with a boolean mask (True = takes
                                  part), a float mask and is_causal, with the gradients of
                                  sum(out * g) + sum(weights * gw).
-  data/kernels/positions.json         the course's sinusoidal formula (shared/course/12_sinusoidal.py) for even
+  data/kernels/positions.json         the course's sinusoidal formula (data/course/12_sinusoidal.py) for even
                                  and odd widths (the cos columns take the first floor(d/2) rates), and the
                                  learned table nn.init.normal_(std=0.02) after manual_seed(0).
 """
@@ -117,7 +117,7 @@ def block_case(c):
 class AdditiveAttention(nn.Module):
     """e_ij = v_a^T tanh(W_a s_i + U_a h_j); alpha = softmax_j(e); context_i = sum_j alpha_ij value_j.
 
-    Bahdanau et al. 2015, §3.1 and Appendix A.1.2 (no biases); seed page 003 writes the same score as
+    Bahdanau et al. 2015, §3.1 and Appendix A.1.2 (no biases); the nn.MultiheadAttention page, data/sources/torch_mha_page.txt writes the same score as
     f(u, v) = tanh(u W1 + v W2) b with W1 = W_a^T, W2 = U_a^T, b = v_a. U_a h_j does not depend on i, so a
     decoder computes project_keys once per sentence and calls attend once per output step.
     """
@@ -225,7 +225,7 @@ def sdpa_cases():
 # --- positions -----------------------------------------------------------------------------------
 
 def sinusoidal(max_len, width):
-    """shared/course/12_sinusoidal.py's formula; an odd width has one more sin column than cos columns,
+    """data/course/12_sinusoidal.py's formula; an odd width has one more sin column than cos columns,
     and the cos columns take the first floor(width / 2) rates."""
     pos = torch.arange(max_len).unsqueeze(1).float()
     i = torch.arange(0, width, 2).float()

@@ -5,7 +5,7 @@ How to run (from anywhere; paths are relative to this file):
 
     /usr/bin/python3 scripts/make_layer_goldens.py
 
-It needs Debian's python3-torch (1.13.1, CPU; see shared/reference/torch_rng.md section 0).
+It needs Debian's python3-torch (1.13.1, CPU; see docs/torch_rng.md section 0).
 The `python3` on PATH has no torch.
 
 Outputs (compact JSON, about 110 kB in all):
@@ -33,7 +33,7 @@ ids and labels are integers.
 import json
 import os
 
-# Pin the AVX2 kernels (torch_rng.md section 0): on an AVX-512 machine ATen
+# Pin the AVX2 kernels (docs/torch_rng.md section 0): on an AVX-512 machine ATen
 # could otherwise pick other kernels and the normal_ draws would differ. On
 # this machine the default already is AVX2 (checked: identical output).
 os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
@@ -136,7 +136,7 @@ def dropout_case():
     y = F.dropout(x, p, training=True)
     y.backward(dout)
     # the keep mask F.dropout drew: the same draws through bernoulli_(1 - p)
-    # (torch_rng.md section 6); checked against the output bit for bit
+    # (docs/torch_rng.md section 6); checked against the output bit for bit
     torch.manual_seed(seed)
     keep = torch.empty(4, 8).bernoulli_(1 - p)
     scale = torch.tensor(1.0) / torch.tensor(1 - p)  # fl(1 / fl(1 - p))

@@ -123,7 +123,7 @@ def c_randint(g, low, high, n):
 
 
 def c_random_int64(g, n):
-    """torch.empty((), dtype=int64).random_(): random64() mod 2^63 (torch_rng.md section 3)."""
+    """torch.empty((), dtype=int64).random_(): random64() mod 2^63 (docs/torch_rng.md section 3)."""
     vals = [torch.empty((), dtype=torch.int64).random_(generator=g).item() for _ in range(n)]
     return {"op": "random_int64", "n": n, "values": vals}
 
@@ -338,7 +338,7 @@ def main():
     if not torch.__version__.startswith("1.13"):
         sys.exit("expected PyTorch 1.13 (Debian python3-torch), got " + torch.__version__)
     if torch.backends.mkl.is_available():
-        print("warning: MKL builds draw dropout masks differently (torch_rng.md section 6)")
+        print("warning: MKL builds draw dropout masks differently (docs/torch_rng.md section 6)")
     torch.set_num_threads(1)  # not needed for these kernels (section 2), but removes a doubt
     write("random/engine.json", engine_cases())
     write("random/uniform.json", uniform_cases())

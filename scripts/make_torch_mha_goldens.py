@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch 1.13's figures for the torch_mha experiment (seed page 003's two snippets).
+"""PyTorch 1.13's figures for the torch_mha experiment (the nn.MultiheadAttention page's (data/sources/torch_mha_page.txt) two snippets).
 
 Run from the repository root with Debian's PyTorch 1.13 (package python3-torch):
 

@@ -1,5 +1,5 @@
 // The RNG draws of torch.utils.data.DataLoader with num_workers=0
-// (torch_rng.md §5): 4 words of the global generator per epoch when
+// (docs/torch_rng.md §5): 4 words of the global generator per epoch when
 // shuffling, 2 when not.
 #include "data/loader_order.hpp"
 

@@ -9,7 +9,7 @@
 namespace attnlab::data {
 
 /// One epoch of DataLoader(dataset, shuffle=True, num_workers=0) over n
-/// samples (torch_rng.md §5): draws w64() for the iterator's unused
+/// samples (docs/torch_rng.md §5): draws w64() for the iterator's unused
 /// _base_seed and w64() mod 2^63 for the sampler's seed from `global`, then
 /// returns randperm(n) on a private generator seeded with it. Batches are
 /// consecutive slices of this order. Throws std::invalid_argument for n < 1

@@ -1,4 +1,4 @@
-// The course's make_sequences (shared/course/13_positions_vs_none.py),
+// The course's make_sequences (data/course/13_positions_vs_none.py),
 // draw for draw, so our training data equals PyTorch's X_tr / X_va.
 #include "data/sequences.hpp"
 

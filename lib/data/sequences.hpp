@@ -16,7 +16,7 @@ struct Sequences {
 };
 
 /// The course's make_sequences(n, length, seed) element for element
-/// (shared/course/13_positions_vs_none.py; draws per torch_rng.md §3): a
+/// (data/course/13_positions_vs_none.py; draws per docs/torch_rng.md §3): a
 /// fresh Generator seeded with `seed` makes four randint calls,
 /// first (n,1) in [1,10), rest (n,length-1) in [1,9), y (n) in [0,2) and
 /// where (n,1) in [0,length-1). Throws std::invalid_argument for n < 1 or

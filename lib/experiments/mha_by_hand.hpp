@@ -1,4 +1,4 @@
-// The seed page's by-hand multi-head attention ("MultiheadAttention
+// The nn.MultiheadAttention page's (data/sources/torch_mha_page.txt) by-hand multi-head attention ("MultiheadAttention
 // Implementation", 003 in the chapter's sources), written with xtensor
 // expressions: linear, split into heads, bmm, masks, softmax, average. Part 3
 // of the torch_mha experiment compares it with the library's layer.

@@ -1,6 +1,6 @@
 // Additive (Bahdanau) attention: the alignment model of Bahdanau, Cho &
 // Bengio 2015 ("Neural Machine Translation by Jointly Learning to Align and
-// Translate", §3.1 and Appendix A.1.2), seed page 003's
+// Translate", §3.1 and Appendix A.1.2), the nn.MultiheadAttention page's (data/sources/torch_mha_page.txt)
 // f(u, v) = tanh(u·W1 + v·W2)·b with W1 = W_a^T, W2 = U_a^T, b = v_a:
 //
 //   pk[b,j]   = U_a h[b,j]                        (B, S, A): once per source sentence

@@ -1,5 +1,5 @@
 // Streaming causal self-attention: one new step against a cache of the past
-// keys and values (the "causal cache" of the attention page, seed 000 §3).
+// keys and values (the "causal cache" of the attention page, data/sources/attention_page.txt §3).
 //
 // Step t (0-based) of causal self-attention over x_0 .. x_{T-1}:
 //   [q_t | k_t | v_t] = x_t · [Wq; Wk; Wv]^T + [bq; bk; bv]       one (B, C)·(C, 3C) product

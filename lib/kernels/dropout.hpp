@@ -13,7 +13,7 @@ namespace attnlab::kernels {
 /// so a kept value is fl(x * scale) and a dropped one is x * 0 (-0.0 for a
 /// negative x, NaN for a NaN x), exactly as PyTorch multiplies by its noise
 /// tensor. out may be inp (in place). n = 0 does nothing; nothing is thrown.
-/// Source: torch.nn.Dropout documentation; torch_rng.md §6 for the rounding;
+/// Source: torch.nn.Dropout documentation; docs/torch_rng.md §6 for the rounding;
 /// Srivastava et al. 2014 (inverted dropout: scale by 1/(1-p) at training).
 template <class T>
 void dropout_forward(T* out, const T* inp, const std::uint8_t* keep, T scale, std::size_t n);

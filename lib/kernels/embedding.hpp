@@ -49,7 +49,7 @@ template <class Real>
 void position_embedding_backward(Real* dweight, const Real* dout, int B, int T, int D, int P);
 
 /// PyTorch's nn.Embedding(V, D) initialisation: normal_(0, 1) over the whole
-/// (V, D) weight in one call (torch_rng.md §7; §4 for the draws).
+/// (V, D) weight in one call (docs/torch_rng.md §7; §4 for the draws).
 /// Throws std::invalid_argument unless V, D >= 1.
 /// Source: torch/nn/modules/sparse.py reset_parameters.
 void embedding_init(random::Generator& gen, float* weight, int V, int D);

@@ -32,7 +32,7 @@ std::size_t gru_cache_size(int B, int T, int H);
 /// Throws std::invalid_argument unless B, T, H >= 1.
 std::size_t gru_scratch_size(int B, int T, int H);
 
-/// nn.GRU(I, H)'s initialisation: recurrent_init with G = 3 (torch_rng.md §7).
+/// nn.GRU(I, H)'s initialisation: recurrent_init with G = 3 (docs/torch_rng.md §7).
 void gru_init(random::Generator& gen, float* weight_ih, float* weight_hh, float* bias_ih,
               float* bias_hh, int I, int H);
 

@@ -35,7 +35,7 @@ void layer_norm_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* 
                          const T* rstd, const T* inp, const T* weight, int N, int C, bool write_dinp = false);
 
 /// nn.LayerNorm(C)'s initialisation: weight (C) = 1, bias (C) = 0. Draws
-/// nothing from the generator (torch_rng.md §7).
+/// nothing from the generator (docs/torch_rng.md §7).
 /// Throws std::invalid_argument unless C >= 1.
 void layer_norm_init(float* weight, float* bias, int C);
 

@@ -33,7 +33,7 @@ void linear_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* inp,
                      int N, int C, int OC);
 
 /// PyTorch's nn.Linear(in, out) initialisation, drawing from `gen` exactly as
-/// reset_parameters() does (torch_rng.md §7): first weight (out, in) with
+/// reset_parameters() does (docs/torch_rng.md §7): first weight (out, in) with
 /// kaiming_uniform_(a = sqrt(5)), i.e. uniform_(-b, b) with
 /// b = sqrt(3) * sqrt(2 / (1 + sqrt(5)**2)) / sqrt(in) computed in double
 /// (equal to fl(1/sqrt(in)) in float32 for in <= 2048); then, unless bias is

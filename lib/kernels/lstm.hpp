@@ -31,7 +31,7 @@ std::size_t lstm_cache_size(int B, int T, int H);
 /// Throws std::invalid_argument unless B, T, H >= 1.
 std::size_t lstm_scratch_size(int B, int T, int H);
 
-/// nn.LSTM(I, H)'s initialisation: recurrent_init with G = 4 (torch_rng.md §7).
+/// nn.LSTM(I, H)'s initialisation: recurrent_init with G = 4 (docs/torch_rng.md §7).
 void lstm_init(random::Generator& gen, float* weight_ih, float* weight_hh, float* bias_ih,
                float* bias_hh, int I, int H);
 

@@ -308,14 +308,14 @@ void multihead_attention_backward(T* d_query, T* d_key, T* d_value, T* d_in_proj
 
 /// Draws the attention-dropout keep mask of one training forward pass in
 /// PyTorch's order: one gen.dropout_mask over the B·H·T·S' weights, flat index
-/// ((b*H + h)*T + i)*S' + j (torch_rng.md §6: one w64() per weight; p == 0 draws
+/// ((b*H + h)*T + i)*S' + j (docs/torch_rng.md §6: one w64() per weight; p == 0 draws
 /// nothing and keeps all). keep: B·H·T·S' bytes. Returns the scale
 /// fl(1 / fl(1 - p)) to put in MhaDropout. Throws std::invalid_argument for p
 /// outside [0, 1] (from the generator).
 float mha_draw_dropout(random::Generator& gen, std::uint8_t* keep, const MhaDims& d, double p);
 
 /// Initialises the parameters exactly as nn.MultiheadAttention(C, H) does after
-/// the generator's current state (torch_rng.md §7): first out_proj = Linear(C, C)
+/// the generator's current state (docs/torch_rng.md §7): first out_proj = Linear(C, C)
 /// draws its weight uniform(±b) with b = sqrt(3)·sqrt(2/(1 + sqrt(5)^2))/sqrt(C)
 /// and then its bias uniform(±1/sqrt(C)); then xavier_uniform_ fills
 /// in_proj_weight with bound sqrt(3)·sqrt(2/(C + 3C)); finally in_proj_bias and

@@ -1,5 +1,5 @@
 // The parts of multi-head attention that draw from the generator: the
-// initialisation and the attention-dropout mask (torch_rng.md §6, §7).
+// initialisation and the attention-dropout mask (docs/torch_rng.md §6, §7).
 // Kept apart from the maths so that code using only forward/backward does not
 // pull in the generator.
 #include <cmath>

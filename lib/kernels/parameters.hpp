@@ -3,7 +3,7 @@
 // One allocation for values and one, in the same layout, for gradients:
 // AdamW, gradient clipping, zero_grad and parity dumps are single loops,
 // and the names are PyTorch's state_dict keys so a tensor can be matched
-// one to one (STYLE.md; llm.c's ParameterTensors).
+// one to one (docs/style.md; llm.c's ParameterTensors).
 #pragma once
 
 #include <cstddef>

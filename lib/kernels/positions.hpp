@@ -1,4 +1,4 @@
-// Position tables added to a sequence (Vaswani et al. 2017, §3.5; seed 000 §5).
+// Position tables added to a sequence (Vaswani et al. 2017, §3.5; data/sources/attention_page.txt §5).
 #pragma once
 
 #include "random/generator.hpp"
@@ -6,7 +6,7 @@
 namespace attnlab::kernels {
 
 /// The sinusoidal table (L, C), float32 step by step as the course computes it
-/// (shared/course/12_sinusoidal.py, which is PyTorch tensor code):
+/// (data/course/12_sinusoidal.py, which is PyTorch tensor code):
 ///   rate[k] = exp(-ln(10000) · 2k / C)       k = 0 .. ceil(C/2) - 1
 ///   pe[p, 2k]     = sin(p · rate[k])          every even column (ceil(C/2) of them)
 ///   pe[p, 2k + 1] = cos(p · rate[k])          every odd column (floor(C/2)): the first floor(C/2) rates
@@ -16,7 +16,7 @@ namespace attnlab::kernels {
 void sinusoidal_positions_fill(float* out, int L, int C);
 
 /// The learned table's initialisation: nn.init.normal_(weight, mean=0, std=0.02)
-/// over (L, C), drawn from `gen` as PyTorch draws it (torch_rng.md §4). The
+/// over (L, C), drawn from `gen` as PyTorch draws it (docs/torch_rng.md §4). The
 /// std is the attention page's choice (the paper gives none).
 void learned_positions_init(random::Generator& gen, float* weight, int L, int C);
 

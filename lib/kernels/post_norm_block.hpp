@@ -8,7 +8,7 @@
 //   y  = LN1(x + Dropout1(a))
 //   f  = Linear2(Dropout(ReLU(Linear1(y))))
 //   z  = LN2(y + Dropout2(f))
-// It is the attention page's TransformerBlock (seed 000 §4). The course's
+// It is the attention page's TransformerBlock (data/sources/attention_page.txt §4). The course's
 // pre-norm block is pre_norm_block.hpp; both take BlockDims (with causal).
 #pragma once
 

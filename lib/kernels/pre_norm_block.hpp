@@ -1,4 +1,4 @@
-// The pre-norm transformer block of course day 7 (shared/course/17_block.py,
+// The pre-norm transformer block of course day 7 (data/course/17_block.py,
 // 18_rnn_vs_attention.py):
 //   x1  = x + MHA(LN1(x))                                  (attention dropout p)
 //   out = x1 + Dropout(Linear2(GELU(Linear1(LN2(x1)))))     (Linear1: C -> 4C)
@@ -54,7 +54,7 @@ std::size_t pre_norm_block_param_count(int C, int F);
 
 /// Initialises as PyTorch constructs the block after the generator's
 /// current state: norm1 (no draws), attn (out_proj Linear, then xavier on
-/// in_proj; torch_rng.md §7), norm2, ff.0 = Linear(C, F), ff.2 = Linear(F, C).
+/// in_proj; docs/torch_rng.md §7), norm2, ff.0 = Linear(C, F), ff.2 = Linear(F, C).
 void pre_norm_block_init(random::Generator& gen, const PreNormTensors<float>& w, int C, int F);
 
 /// The block input's rows as copies of U distinct rows, x[r] = rows[idx[r]]

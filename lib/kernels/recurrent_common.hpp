@@ -30,7 +30,7 @@ std::size_t recurrent_param_count(int G, int I, int H);
 void check_recurrent_dims(const char* where, int B, int T, int I, int H);
 
 /// PyTorch's RNNBase.reset_parameters for one layer, one direction
-/// (torch_rng.md §7): the four tensors in the order weight_ih (G·H, I),
+/// (docs/torch_rng.md §7): the four tensors in the order weight_ih (G·H, I),
 /// weight_hh (G·H, H), bias_ih (G·H), bias_hh (G·H), each filled in C order
 /// with uniform_(-k, k), k = 1/sqrt(H) computed in double.
 /// Draws G·H·(I + H + 2) 32-bit words from gen.

@@ -26,7 +26,7 @@ std::size_t rnn_cache_size(int B, int T, int H);
 /// Throws std::invalid_argument unless B, T, H >= 1.
 std::size_t rnn_scratch_size(int B, int T, int H);
 
-/// nn.RNN(I, H)'s initialisation: recurrent_init with G = 1 (torch_rng.md §7).
+/// nn.RNN(I, H)'s initialisation: recurrent_init with G = 1 (docs/torch_rng.md §7).
 void rnn_init(random::Generator& gen, float* weight_ih, float* weight_hh, float* bias_ih,
               float* bias_hh, int I, int H);
 

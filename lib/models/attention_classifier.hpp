@@ -27,7 +27,7 @@ struct AttentionClassifierConfig {
 /// attn.in_proj_bias (3C), attn.out_proj.weight (C, C), attn.out_proj.bias (C),
 /// norm.weight (C), norm.bias (C), head.weight (K, C), head.bias (K).
 /// Construction draws from `init` in PyTorch's constructor order (tok, pos,
-/// attn, norm, head; torch_rng.md §7), so after torch.manual_seed(s) the
+/// attn, norm, head; docs/torch_rng.md §7), so after torch.manual_seed(s) the
 /// weights equal PyTorch's bit for bit. Buffers are sized once for batches of
 /// up to max_batch sequences of `length` tokens; no step allocates.
 /// Throws std::invalid_argument for dims that do not fit (heads not dividing

@@ -32,7 +32,7 @@ struct RecurrentClassifierConfig {
 /// rnn.weight_ih_l0 (G·H, E), rnn.weight_hh_l0 (G·H, H), rnn.bias_ih_l0 (G·H),
 /// rnn.bias_hh_l0 (G·H), head.weight (K, H), head.bias (K); G = 1, 3, 4 for
 /// RNN, GRU, LSTM. Built from `init` in constructor order (emb, rnn, head;
-/// torch_rng.md §7), so the weights equal PyTorch's for the same seed.
+/// docs/torch_rng.md §7), so the weights equal PyTorch's for the same seed.
 /// The embedding feeds the cell through its folded form
 /// (nn/embedded_input.hpp): forward values are PyTorch's computation bit for
 /// bit, the embedding's and weight_ih's gradients are its sums grouped by token.

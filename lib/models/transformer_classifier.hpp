@@ -1,4 +1,4 @@
-// The course's day-7 attention classifier (shared/course/18_rnn_vs_attention.py):
+// The course's day-7 attention classifier (data/course/18_rnn_vs_attention.py):
 //   h = tok(x) + pos(arange(T)); h = block_n(...block_1(h)); logits = head(mean_T(LN(h)))
 // with the pre-norm blocks of kernels/pre_norm_block.hpp.
 #pragma once

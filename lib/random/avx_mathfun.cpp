@@ -3,7 +3,7 @@
 //
 // This file is compiled with -ffp-contract=off, so `a * b + c` rounds twice.
 // The std::fmaf calls are the multiply-adds GCC fused when it built
-// libtorch's AVX2 kernel (torch_rng.md §4.3 found them by undoing each fusion
+// libtorch's AVX2 kernel (docs/torch_rng.md §4.3 found them by undoing each fusion
 // and counting changed outputs); replacing any of them, or letting the
 // compiler fuse anything else, changes some torch.randn values by 1 ulp.
 #include "random/avx_mathfun.hpp"
@@ -18,7 +18,7 @@ namespace {
 
 // The vector code holds float32 roundings of double literals
 // (_PS256_CONST(name, double)), so round through double as it does; the
-// static_asserts pin the bit patterns torch_rng.md's reference uses.
+// static_asserts pin the bit patterns docs/torch_rng.md's reference uses.
 constexpr float f32(double v) { return static_cast<float>(v); }
 
 constexpr float kMinNormPos = std::numeric_limits<float>::min();  // 2^-126

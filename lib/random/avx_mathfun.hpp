@@ -1,5 +1,5 @@
 // One float32 lane of the Cephes "avx_mathfun" log256_ps / sincos256_ps that
-// PyTorch 1.13's AVX2 normal kernel calls (torch_rng.md §4.3), as GCC
+// PyTorch 1.13's AVX2 normal kernel calls (docs/torch_rng.md §4.3), as GCC
 // compiled them: fused multiply-adds exactly where the compiled kernel has
 // them, every other operation rounded on its own.
 //

@@ -1,5 +1,5 @@
 // The engine and the draws that need no libm: words, uniform floats,
-// integers, permutations and dropout masks (torch_rng.md §1-3, §6).
+// integers, permutations and dropout masks (docs/torch_rng.md §1-3, §6).
 // The normal distribution lives in normal.cpp.
 #include "random/generator.hpp"
 

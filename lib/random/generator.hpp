@@ -1,9 +1,9 @@
 // PyTorch 1.13's CPU random generator, reproduced bit for bit.
 //
-// Source of truth: shared/reference/torch_rng.md (verified against
+// Source of truth: docs/torch_rng.md (verified against
 // libtorch 1.13.1 on an AVX2 machine) and PyTorch's CPUGeneratorImpl,
 // at::mt19937 and DistributionTemplates.h. Section numbers below refer to
-// torch_rng.md.
+// docs/torch_rng.md.
 #pragma once
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 // Matsumoto & Nishimura 1998, "Mersenne Twister: a 623-dimensionally
 // equidistributed uniform pseudo-random number generator", ACM TOMACS 8(1),
 // eq. (2.1) and the tempering of eq. (2.2)-(2.5); N = 624, M = 397, matrix
-// 0x9908B0DF; seeded by init_genrand (shared/reference/torch_rng.md §1).
+// 0x9908B0DF; seeded by init_genrand (docs/torch_rng.md §1).
 //
 // Why our own: std::mt19937 (libstdc++) regenerates the block one word at a
 // time and tempers one word per call; with a dropout mask drawing two words

@@ -1,4 +1,4 @@
-// torch.randn / normal_ on a contiguous float32 tensor (torch_rng.md §4).
+// torch.randn / normal_ on a contiguous float32 tensor (docs/torch_rng.md §4).
 // normal_kernel picks its path from the tensor: 16 or more elements take the
 // AVX2 normal_fill (path A, float32, blocks of 16); fewer take one
 // at::normal_distribution<double> per element (path B), which shares the

@@ -1,5 +1,5 @@
 // Small reductions over one row, written as loops (xtensor reductions over
-// short axes are 10-20x slower, xtensor_notes.md).
+// short axes are 10-20x slower, docs/xtensor.md).
 #pragma once
 
 #include <cstddef>

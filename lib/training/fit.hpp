@@ -23,7 +23,7 @@
 
 namespace attnlab::training {
 
-/// fit()'s settings; defaults are the course's (shared/course/13_*.py).
+/// fit()'s settings; defaults are the course's (data/course/13_*.py).
 struct FitConfig {
   int epochs = 10;
   double lr = 3e-3;
@@ -70,7 +70,7 @@ std::size_t fit_memory_bytes(const FitConfig& cfg, std::size_t n_params, int n_t
 ///   std::size_t forward_macs(int B) const;                  // multiply-adds of one forward
 /// with buffers for batches up to max_batch(cfg, train.n, val.n).
 /// The global generator is re-seeded with cfg.seed, then each epoch draws
-/// its order as DataLoader does (torch_rng.md §5), so dropout draws inside
+/// its order as DataLoader does (docs/torch_rng.md §5), so dropout draws inside
 /// train_step shift the next epoch's order exactly as in PyTorch.
 /// A step whose loss is NaN or infinite ends training at once, before the
 /// optimiser step: the result carries `diverged` and no accuracy (PyTorch
@@ -82,7 +82,7 @@ std::size_t fit_memory_bytes(const FitConfig& cfg, std::size_t n_params, int n_t
 /// accuracy.
 /// Pins OpenBLAS to one thread for the whole process, once: training runs
 /// are parallelised across rows instead, and two BLAS threads per row on a
-/// 2-core machine spin against each other (xtensor_notes.md).
+/// 2-core machine spin against each other (docs/xtensor.md).
 void use_single_threaded_blas();
 
 template <class Model>

@@ -1,5 +1,5 @@
 // The DataLoader's sample order and its draws on the global generator
-// (torch_rng.md §5). Figures come from PyTorch 1.13 via
+// (docs/torch_rng.md §5). Figures come from PyTorch 1.13 via
 // scripts/make_rng_goldens.py (data/data/loader_order.json), which iterated a
 // real DataLoader(TensorDataset(arange(n)), batch_size=64, shuffle=True).
 #include <gtest/gtest.h>
@@ -48,7 +48,7 @@ TEST(LoaderOrder, EpochSeedsMatchPyTorch) {
   const auto& c = golden.at("cases").at(0);
   const auto seeds = c.at("epoch_seeds").get<std::vector<std::uint64_t>>();
   ASSERT_EQ(seeds.size(), 2u);
-  EXPECT_EQ(seeds[0], 3969543146641149120ULL);  // torch_rng.md §5
+  EXPECT_EQ(seeds[0], 3969543146641149120ULL);  // docs/torch_rng.md §5
   random::Generator global(0);
   for (std::uint64_t seed : seeds) {
     global.random64();                                            // _base_seed

@@ -1,6 +1,6 @@
 // The course's task data. Figures come from PyTorch 1.13 via
 // scripts/make_rng_goldens.py (data/data/sequences.json), which runs the
-// course's own make_sequences (shared/course/13_positions_vs_none.py).
+// course's own make_sequences (data/course/13_positions_vs_none.py).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// attention_page (seed page 000): the page's printed outputs line for line
+// attention_page (the attention page, data/sources/attention_page.txt): the page's printed outputs line for line
 // (data/experiments/attention_page.txt: the page's nine outputs in order, then
 // the two step checks under "beyond the page"), and the step checks staying
 // True for other sizes, the d_model=64 n_heads=8 steps=40 depth=3

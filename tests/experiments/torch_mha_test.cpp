@@ -1,4 +1,4 @@
-// torch_mha (seed page 003) against PyTorch 1.13: data/experiments/torch_mha.json,
+// torch_mha (the nn.MultiheadAttention page, data/sources/torch_mha_page.txt) against PyTorch 1.13: data/experiments/torch_mha.json,
 // written by scripts/make_torch_mha_goldens.py running the page's own code.
 // For the default options and for kdim/vdim != embed_dim, bias=False,
 // add_bias_kv and add_zero_attn, alone and together, every figure under

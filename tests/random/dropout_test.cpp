@@ -1,4 +1,4 @@
-// F.dropout's keep mask and scale (torch_rng.md §6). Figures come from
+// F.dropout's keep mask and scale (docs/torch_rng.md §6). Figures come from
 // PyTorch 1.13 via scripts/make_rng_goldens.py (data/random/dropout.json).
 #include <gtest/gtest.h>
 

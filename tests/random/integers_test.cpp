@@ -1,4 +1,4 @@
-// torch.randint and random_() on int64 (torch_rng.md §3). Figures come from
+// torch.randint and random_() on int64 (docs/torch_rng.md §3). Figures come from
 // PyTorch 1.13 via scripts/make_rng_goldens.py (data/random/integers.json).
 #include <gtest/gtest.h>
 

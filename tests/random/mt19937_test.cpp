@@ -1,7 +1,7 @@
 // The engine with the vectorised twist (random/mt19937.hpp) against two
 // scalar references: the paper's one-word-at-a-time twist, and libstdc++'s
 // std::mt19937, which is PyTorch's stream for the same low 32 bits of a seed
-// (torch_rng.md §1; engine_test.cpp replays PyTorch's own recorded words).
+// (docs/torch_rng.md §1; engine_test.cpp replays PyTorch's own recorded words).
 // Over a million draws from each of several seeds, so every lane, every
 // block boundary and the wrap at word 623 are crossed many times.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// torch.randn / normal_ on both kernel paths (torch_rng.md §4). Figures come
+// torch.randn / normal_ on both kernel paths (docs/torch_rng.md §4). Figures come
 // from PyTorch 1.13 via scripts/make_rng_goldens.py (data/random/normal.json).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// torch.randperm (torch_rng.md §3). Figures come from PyTorch 1.13 via
+// torch.randperm (docs/torch_rng.md §3). Figures come from PyTorch 1.13 via
 // scripts/make_rng_goldens.py (data/random/permutation.json).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// torch.rand / uniform_ (torch_rng.md §2). Figures come from PyTorch 1.13
+// torch.rand / uniform_ (docs/torch_rng.md §2). Figures come from PyTorch 1.13
 // via scripts/make_rng_goldens.py (data/random/uniform.json).
 #include <gtest/gtest.h>
 

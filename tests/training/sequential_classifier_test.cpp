@@ -1,7 +1,7 @@
 // transformer_encoder trained with the course's fit() on the course's task
 // (is the digit at position 0 repeated later? 8000 training and 2000
 // validation sequences of 8 digits, data seeds 0 and 1, as
-// shared/course/13_positions_vs_none.py makes them): a Sequential of the
+// data/course/13_positions_vs_none.py makes them): a Sequential of the
 // public door, fed one-hot tokens, beats chance (0.5) by a wide margin.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Additive (Bahdanau) attention, the alignment model of RNNsearch (Bahdanau,
-// Cho & Bengio 2015, §3.1 and Appendix A.1.2; seed page 003's
+// Cho & Bengio 2015, §3.1 and Appendix A.1.2; the nn.MultiheadAttention page's (data/sources/torch_mha_page.txt)
 // f(u, v) = tanh(u·W1 + v·W2)·b):
 //   e_ij = v_a^T tanh(W_a s_i + U_a h_j),  alpha_ij = softmax_j(e_ij),  c_i = sum_j alpha_ij h_j
 // The maths is lib/kernels/additive_attention.hpp.

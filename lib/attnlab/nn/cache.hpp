@@ -1,5 +1,5 @@
 // The state a causal module carries between steps of a stream: the attention
-// page's init_cache() / step(x_t, cache) (seed 000 §3).
+// page's init_cache() / step(x_t, cache) (data/sources/attention_page.txt §3).
 //
 //   attnlab::nn::MultiheadSelfAttention m(attnlab::nn::MultiheadSelfAttentionOptions(8, 2).causal(true), gen);
 //   attnlab::nn::Cache cache = m.init_cache();              // keys(), values(): shape (0, 8)

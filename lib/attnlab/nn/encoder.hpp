@@ -1,5 +1,5 @@
 // transformer_encoder: a sequence of features to one vector of outputs, the
-// attention page's builder (seed 000 §6), as one Sequential:
+// attention page's builder (data/sources/attention_page.txt §6), as one Sequential:
 //   0        Linear(n_in, d_model)                   the dense projection
 //   1        AddPositions(max_len) | LearnedPositions(max_len, d_model)
 //   2 ..     depth × TransformerBlock(d_model, n_heads, d_ff)

@@ -1,5 +1,5 @@
 // Functions without parameters, as torch.nn.functional: scaled dot-product
-// attention by hand (seed 000 §1; Vaswani et al. 2017, §3.2.1, eq. (1)).
+// attention by hand (data/sources/attention_page.txt §1; Vaswani et al. 2017, §3.2.1, eq. (1)).
 //
 //   namespace F = attnlab::nn::functional;
 //   attnlab::Tensor<2> q = {{1, 0}}, k = {{1, 0}, {0, 1}}, v = {{10}, {20}};

@@ -1,6 +1,6 @@
 // The mean over the time axis, h.mean(dim=-2): a sequence (B, T, C) becomes
 // one vector per sequence (B, C); (T, C) becomes (C). The attention page's
-// MeanOverTime (seed 000 §6), the pooling of the course's classifiers. The
+// MeanOverTime (data/sources/attention_page.txt §6), the pooling of the course's classifiers. The
 // maths is lib/kernels/mean_over_time.hpp.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Telling attention where each step sits (seed 000 §5; Vaswani et al. 2017,
+// Telling attention where each step sits (data/sources/attention_page.txt §5; Vaswani et al. 2017,
 // §3.5): the fixed sinusoidal table, a layer that adds it, and a learned table.
 //
 //   attnlab::nn::sinusoidal_positions(4, 4)(1, 0);   // sin(1) = 0.8415; row 1 is [0.8415, 0.5403, 0.01, 0.9999]
@@ -17,7 +17,7 @@ namespace attnlab::nn {
 
 /// The sinusoidal table (length, d_model): even columns sin(p · rate_k), odd
 /// columns cos(p · rate_k), rate_k = exp(-ln(10000) · 2k / d_model), in float32
-/// as the course's PyTorch code computes it (shared/course/12_sinusoidal.py).
+/// as the course's PyTorch code computes it (data/course/12_sinusoidal.py).
 /// Any d_model >= 1: an odd width has one more sin column than cos columns,
 /// and the cos columns take the first floor(d_model / 2) rates, so no column
 /// is lost or shifted. Throws std::invalid_argument for length < 0 or d_model < 1.

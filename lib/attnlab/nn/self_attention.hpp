@@ -1,6 +1,6 @@
 // Multi-head self-attention over one sequence, with an optional causal mask
 // and a streaming step: the attention page's MultiHeadSelfAttention
-// (seed 000 §2 and §3). It is nn.MultiheadAttention(embed_dim, num_heads,
+// (data/sources/attention_page.txt §2 and §3). It is nn.MultiheadAttention(embed_dim, num_heads,
 // dropout, bias, batch_first=True) called as mha(x, x, x, need_weights=False)
 // (and with the lower-triangular attn_mask when causal), so its parameters,
 // names and initialisation are that module's (attnlab/nn/multihead_attention.hpp).

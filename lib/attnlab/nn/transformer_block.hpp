@@ -1,5 +1,5 @@
 // The transformer block, post-norm or pre-norm (PyTorch's norm_first), the
-// unit a transformer stacks (seed 000 §4):
+// unit a transformer stacks (data/sources/attention_page.txt §4):
 //
 // norm_first = false (the default, the page's block and Vaswani et al. 2017
 // §3.1): exactly PyTorch 1.13's nn.TransformerEncoderLayer(d_model, nhead,
@@ -10,7 +10,7 @@
 //   y = LN1(x + Dropout1(MHA(x)));  z = LN2(y + Dropout2(Linear2(Dropout(ReLU(Linear1(y))))))
 // The maths is lib/models/post_norm_block.hpp.
 //
-// norm_first = true: the course's pre-norm block (shared/course/17_block.py,
+// norm_first = true: the course's pre-norm block (data/course/17_block.py,
 // Xiong et al. 2020), with the course's names (norm1, attn.in_proj_weight, ...,
 // ff.0.weight, ff.2.weight) and GELU; dropout on the attention weights and on
 // the feed-forward output:

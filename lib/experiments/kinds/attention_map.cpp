@@ -1,4 +1,4 @@
-// Course day 7, "Reading what it attended to" (shared/course/
+// Course day 7, "Reading what it attended to" (data/course/
 // 19_attention_map.py): a one-head attention classifier, trained, then its
 // attention weights on the first validation sequence. Position 0 looks at
 // the later copy of its own digit when there is one.

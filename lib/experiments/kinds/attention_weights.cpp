@@ -1,4 +1,4 @@
-// Course day 2, "Attention by hand" (shared/course/03_attention_weights.py):
+// Course day 2, "Attention by hand" (data/course/03_attention_weights.py):
 // one head written out (scores = Q·K^T / sqrt(d), softmax, weights · V) on
 // 5 positions of width 8. Shows the shapes (one output per position, one
 // weight row per query), that each weight row sums to 1, and the 5×5 table.

@@ -1,4 +1,4 @@
-// Course day 7, "The block" (shared/course/17_block.py): one pre-norm
+// Course day 7, "The block" (data/course/17_block.py): one pre-norm
 // transformer block keeps the shape of its input, (B, T, C) in and out, and
 // costs 12704 parameters at width 32 — a third of them in attention.
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// Course day 1, "The bottleneck, measured" (shared/course/01_bottleneck.py):
+// Course day 1, "The bottleneck, measured" (data/course/01_bottleneck.py):
 // an LSTM that must carry the first digit to the end in its last hidden
 // state. Below some hidden size the state cannot hold it and accuracy stays
 // at chance; attention (the rest of the chapter) removes the bottleneck.

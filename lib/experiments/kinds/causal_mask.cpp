@@ -1,4 +1,4 @@
-// Course day 4, "The causal mask" (shared/course/09_causal_mask.py): a
+// Course day 4, "The causal mask" (data/course/09_causal_mask.py): a
 // lower-triangular mask sets the scores of future positions to -inf before
 // the softmax, so position i spreads its weight over positions 0..i only;
 // that is what lets next-token training run in one parallel pass.

@@ -1,4 +1,4 @@
-// Course day 6, "What attention costs" (shared/course/15_cost_table.py): by
+// Course day 6, "What attention costs" (data/course/15_cost_table.py): by
 // sequence length T, attention computes T*T scores (memory and time grow
 // with the square of the length) where a recurrent layer takes T steps
 // (linear, but one after another).

@@ -1,4 +1,4 @@
-// Course day 3, "Several heads" (shared/course/06_mha_shapes.py and
+// Course day 3, "Several heads" (data/course/06_mha_shapes.py and
 // 07_heads_differ.py): untrained, the heads of one layer already look at
 // different positions; trained, splitting d_model into more heads costs no
 // parameters and no multiply-adds, and the table shows what it buys.

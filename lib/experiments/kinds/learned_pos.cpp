@@ -1,4 +1,4 @@
-// Course day 5, "Learned positions" (shared/course/11_learned_pos.py): a
+// Course day 5, "Learned positions" (data/course/11_learned_pos.py): a
 // second embedding table indexed by position is added to the token
 // embeddings, so the same token at two positions becomes two different
 // vectors (mean absolute difference 0.7602 at the course's seed).

@@ -1,4 +1,4 @@
-// Course day 6, "The library's version" (shared/course/14_library_mha.py):
+// Course day 6, "The library's version" (data/course/14_library_mha.py):
 // nn.MultiheadAttention(batch_first=True) called as mha(x, x, x) returns the
 // output and the weights averaged over heads; average_attn_weights=False
 // keeps one table per head; a boolean causal attn_mask (True = blocked)

@@ -1,4 +1,4 @@
-// Course day 3, "Multi-head attention" (shared/course/06_mha_shapes.py): a
+// Course day 3, "Multi-head attention" (data/course/06_mha_shapes.py): a
 // hand-written MultiHeadAttention module (one qkv Linear, heads split off the
 // width, an out Linear) keeps the input's shape, returns one weight table per
 // head, and has 4224 parameters at width 32.

@@ -1,4 +1,4 @@
-// Course day 4, "The padding mask" (shared/course/10_padding_mask.py): a
+// Course day 4, "The padding mask" (data/course/10_padding_mask.py): a
 // batch of sequences of different lengths padded to the longest; masking the
 // padded keys (per sequence, for every query) gives them exactly zero
 // weight, so padding never enters an average.

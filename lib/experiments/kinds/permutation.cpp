@@ -1,4 +1,4 @@
-// Course day 2, "Attention has no idea of order" (shared/course/
+// Course day 2, "Attention has no idea of order" (data/course/
 // 05_permutation.py): shuffling the input positions only shuffles the output
 // rows the same way (attention is permutation-equivariant), so attention
 // alone cannot tell 12345 from 54321; day 5 adds positions back.

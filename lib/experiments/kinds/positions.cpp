@@ -1,4 +1,4 @@
-// Course day 5, "Whether it matters, measured" (shared/course/
+// Course day 5, "Whether it matters, measured" (data/course/
 // 13_positions_vs_none.py): the same attention classifier trained without
 // and with learned positions. Without them attention is permutation-
 // equivariant and the mean over time forgets the order, so the task

@@ -1,4 +1,4 @@
-// Course day 7, "Against the recurrent models" (shared/course/
+// Course day 7, "Against the recurrent models" (data/course/
 // 18_rnn_vs_attention.py): a plain RNN, an LSTM and the pre-norm attention
 // classifier with one and two blocks, on the same task: parameters,
 // accuracy, and the wall time of each row's training.

@@ -1,4 +1,4 @@
-// Course day 3, "Self- and cross-attention" (shared/course/08_self_cross.py):
+// Course day 3, "Self- and cross-attention" (data/course/08_self_cross.py):
 // the same attend(q, k, v) used two ways. Self-attention takes queries, keys
 // and values from the target; cross-attention takes queries from the target
 // and keys and values from the source. Either way there is one output per

@@ -1,4 +1,4 @@
-// Course day 5, "Sinusoidal positions" (shared/course/12_sinusoidal.py): the
+// Course day 5, "Sinusoidal positions" (data/course/12_sinusoidal.py): the
 // fixed table of Vaswani et al. 2017, §3.5 (sin on even columns, cos on odd,
 // wavelengths growing geometrically), and the dot products of position 0
 // with every position, which fall away smoothly with distance.

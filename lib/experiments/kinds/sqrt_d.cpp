@@ -1,4 +1,4 @@
-// Course day 2, "Why the square root" (shared/course/04_sqrt_d.py): the
+// Course day 2, "Why the square root" (data/course/04_sqrt_d.py): the
 // spread of raw dot-product scores grows like sqrt(d), which saturates the
 // softmax; dividing by sqrt(d) (Vaswani et al. 2017, §3.2.1) keeps it soft.
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// Course day 6, "Timing it" (shared/course/16_timing_attention_vs_lstm.py):
+// Course day 6, "Timing it" (data/course/16_timing_attention_vs_lstm.py):
 // the forward time of one multi-head attention layer against one LSTM layer
 // of the same width, by sequence length. Attention does T*T work but all of
 // it in a few large products; the LSTM does T*width^2 work but one step

@@ -1,4 +1,4 @@
-// Course day 1, "A weighted average" (shared/course/02_weighted_average.py):
+// Course day 1, "A weighted average" (data/course/02_weighted_average.py):
 // before any attention, three hand-chosen weightings of four value rows.
 // Reading position 2 alone, an even average and a mostly-0-and-1 mix are all
 // one product weights (4) · values (4, 2); attention only computes the
